@@ -1,0 +1,40 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ReduxConsumer",
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
+    products: [
+        .library(name: "ReduxConsumer", targets: ["ReduxConsumer"]),
+        .executable(name: "consumer-demo", targets: ["consumer-demo"]),
+    ],
+    targets: [
+        .target(
+            name: "ReduxConsumer",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ConsumerDemoKit",
+            dependencies: ["ReduxConsumer"],
+            path: "Example/Sources/ConsumerDemoKit",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "consumer-demo",
+            dependencies: ["ConsumerDemoKit"],
+            path: "Example/Sources/consumer-demo",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReduxConsumerTests",
+            dependencies: ["ReduxConsumer"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
