@@ -8,7 +8,7 @@ import Musl
 import Android
 #endif
 
-/// A mutex around a value: the only way in is `withLock`.
+/// A mutex (with a condition variable) around a value: the only way in is `withLock`.
 ///
 /// Built on `pthread_mutex_t` rather than `Synchronization.Mutex` because ThreadSanitizer on Linux
 /// understands pthread mutexes (it reports false races for `Mutex`) and because it needs no
@@ -17,6 +17,7 @@ final class Lock<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written while `mutex` is held.
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     init(_ value: Value) {
         self.value = value
@@ -24,9 +25,16 @@ final class Lock<Value>: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         let result = pthread_mutex_init(mutex, nil)
         precondition(result == 0, "pthread_mutex_init failed with \(result)")
+        condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        let conditionResult = pthread_cond_init(condition, nil)
+        precondition(conditionResult == 0, "pthread_cond_init failed with \(conditionResult)")
     }
 
     deinit {
+        pthread_cond_destroy(condition)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
@@ -38,5 +46,25 @@ final class Lock<Value>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
+    }
+
+    /// Waits until `isReady` holds for the protected value, then runs `body`, all under the lock.
+    ///
+    /// `isReady` is checked again each time another thread calls ``broadcast()``.
+    func withLock<Result>(
+        waitingUntil isReady: (Value) -> Bool,
+        _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !isReady(value) {
+            pthread_cond_wait(condition, mutex)
+        }
+        return try body(&value)
+    }
+
+    /// Wakes every thread waiting in ``withLock(waitingUntil:_:)`` so it checks its condition again.
+    func broadcast() {
+        pthread_cond_broadcast(condition)
     }
 }

@@ -1,0 +1,23 @@
+/// Options for one consumer added to a ``StateConsumer``.
+public struct ConsumeOptions: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+
+    /// Creates options from raw bits.
+    ///
+    /// - Parameter rawValue: The bits.
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Fire once as soon as the value is known, with `old == new` (the seed's `consumeInstantly`,
+    /// SwiftUI's `onChange(of:initial: true)`).
+    ///
+    /// When the ``StateConsumer`` is subscribed to a store, this happens inside `add`; otherwise
+    /// it happens when the consumer first sees a state.
+    public static let instantly = ConsumeOptions(rawValue: 1 << 0)
+
+    /// Fire for every new state, even when the selected value is equal to the last one
+    /// (ReactorKit's `Pulse`): for one-shot events such as the same error shown twice.
+    public static let pulse = ConsumeOptions(rawValue: 1 << 1)
+}

@@ -1,0 +1,8 @@
+/// The action a store built from a ReSwift-style reducer sends to create its initial state.
+///
+/// When ``Store/init(reSwiftReducer:state:middleware:)`` is given a `nil` state, it asks the reducer
+/// for the state with this action and `nil`, as ReSwift does with `ReSwiftInit`.
+public struct StoreInit: Action, Equatable {
+    /// Creates the init action.
+    public init() {}
+}
