@@ -1,11 +1,11 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// What the current thread is doing inside the library: which drains it is running right now.
@@ -55,14 +55,14 @@ final class ThreadContext {
 private let threadContextKey: pthread_key_t = {
     var key = pthread_key_t()
     #if canImport(Darwin)
-    let result = pthread_key_create(&key) { pointer in
-        Unmanaged<ThreadContext>.fromOpaque(pointer).release()
-    }
+        let result = pthread_key_create(&key) { pointer in
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
     #else
-    let result = pthread_key_create(&key) { pointer in
-        guard let pointer else { return }
-        Unmanaged<ThreadContext>.fromOpaque(pointer).release()
-    }
+        let result = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
     #endif
     precondition(result == 0, "pthread_key_create failed with \(result)")
     return key

@@ -21,7 +21,8 @@ public typealias GetState<State> = @Sendable () -> State?
 ///
 /// Middleware runs on the thread that processes the store, one action at a time. `next` may also
 /// be called later from any thread (a delayed action): the action then joins the store's queue.
-public typealias Middleware<State> = @Sendable (
-    _ dispatch: @escaping DispatchFunction,
-    _ getState: @escaping GetState<State>
-) -> (_ next: @escaping DispatchFunction) -> DispatchFunction
+public typealias Middleware<State> =
+    @Sendable (
+        _ dispatch: @escaping DispatchFunction,
+        _ getState: @escaping GetState<State>
+    ) -> (_ next: @escaping DispatchFunction) -> DispatchFunction
