@@ -19,6 +19,9 @@ final class ThreadContext {
     private var running: [ObjectIdentifier] = []
     /// The store whose reducer this thread is running right now, if any.
     var reducingStore: ObjectIdentifier?
+    /// Dispatches made from inside a reducer, run once the reducer has returned (and its store's
+    /// lock is released), so no store ever runs inside another store's reducer.
+    var dispatchesAfterReduce: [() -> Void] = []
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     static var current: ThreadContext {

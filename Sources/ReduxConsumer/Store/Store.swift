@@ -106,6 +106,12 @@ public final class Store<State: Sendable>: Sendable {
     ///
     /// - Parameter action: What happened.
     public func dispatch(_ action: any Action) {
+        let context = ThreadContext.current
+        if context.reducingStore != nil {
+            // A reducer dispatched: wait until it has returned and released its store's lock.
+            context.dispatchesAfterReduce.append { [self] in dispatch(action) }
+            return
+        }
         drain.submit(.dispatch(action), process: process)
     }
 
@@ -227,6 +233,11 @@ public final class Store<State: Sendable>: Sendable {
             reducer.reduce(&core.state, action)
             context.reducingStore = nil
             return core.state
+        }
+        if !context.dispatchesAfterReduce.isEmpty {
+            let dispatches = context.dispatchesAfterReduce
+            context.dispatchesAfterReduce.removeAll()
+            for dispatch in dispatches { dispatch() }
         }
         notify(old: old, new: new)
     }
