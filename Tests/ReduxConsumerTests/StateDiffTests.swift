@@ -61,10 +61,11 @@ struct StateDiffTests {
         StateDiff(from: old, to: new).changes.map(\.description)
     }
 
-    @Test(arguments: [
-        1, "text", User(name: "Kim", age: 3), Note(text: "n"), [1, 2, 3], ["a": 1, "b": 2], Set(["x", "y"]),
-        Status.loaded(count: 2), Int?.none, Tree.node(.leaf(1), .leaf(2)), (1, "a"),
-    ] as [any Sendable])
+    @Test(
+        arguments: [
+            1, "text", User(name: "Kim", age: 3), Note(text: "n"), [1, 2, 3], ["a": 1, "b": 2], Set(["x", "y"]),
+            Status.loaded(count: 2), Int?.none, Tree.node(.leaf(1), .leaf(2)), (1, "a"),
+        ] as [any Sendable])
     func equalValuesGiveAnEmptyDiff(value: any Sendable) {
         let diff = StateDiff(from: value, to: value)
         #expect(diff.isEmpty)
@@ -115,11 +116,12 @@ struct StateDiffTests {
         #expect(lines(oldState, newState) == [expected])
     }
 
-    @Test(arguments: [
-        (nil, "K", #"+ token: "K""#),
-        ("K", nil, #"- token: "K""#),
-        ("K", "L", #"~ token: "K" → "L""#),
-    ] as [(String?, String?, String)])
+    @Test(
+        arguments: [
+            (nil, "K", #"+ token: "K""#),
+            ("K", nil, #"- token: "K""#),
+            ("K", "L", #"~ token: "K" → "L""#),
+        ] as [(String?, String?, String)])
     func optionalsAreAddedRemovedOrChangedWithoutSomeInThePath(old: String?, new: String?, expected: String) {
         let user = User(name: "Kim", age: 3)
         #expect(lines(Auth(user: user, token: old), Auth(user: user, token: new)) == [expected])

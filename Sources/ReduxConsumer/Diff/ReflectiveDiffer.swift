@@ -128,11 +128,14 @@ struct ReflectiveDiffer {
             case .same(_, _, isExact: true):
                 break
             case .same(let oldIndex, let newIndex, isExact: false), .changed(let oldIndex, let newIndex):
-                pending.append(.compare(old: old[oldIndex], new: new[newIndex], path: child(of: path, .index(newIndex))))
+                let elementPath = child(of: path, .index(newIndex))
+                pending.append(.compare(old: old[oldIndex], new: new[newIndex], path: elementPath))
             case .removed(let oldIndex):
-                pending.append(.record(.removed, old: old[oldIndex], new: nil, path: child(of: path, .index(oldIndex))))
+                let elementPath = child(of: path, .index(oldIndex))
+                pending.append(.record(.removed, old: old[oldIndex], new: nil, path: elementPath))
             case .inserted(let newIndex):
-                pending.append(.record(.added, old: nil, new: new[newIndex], path: child(of: path, .index(newIndex))))
+                let elementPath = child(of: path, .index(newIndex))
+                pending.append(.record(.added, old: nil, new: new[newIndex], path: elementPath))
             }
         }
         return pending

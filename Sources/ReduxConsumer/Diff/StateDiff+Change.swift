@@ -31,13 +31,6 @@ extension StateDiff {
 
         /// The rendered new value; `nil` for ``Kind/removed``.
         public let newValue: String?
-
-        init(path: Path, kind: Kind, oldValue: String?, newValue: String?) {
-            self.path = path
-            self.kind = kind
-            self.oldValue = oldValue
-            self.newValue = newValue
-        }
     }
 }
 
