@@ -1,0 +1,191 @@
+/// Renders any value as one line of Swift-like text for ``StateDiff/Change``.
+///
+/// Strings are quoted and escaped, structs and classes written as `User(name: "Kim")`, enums as
+/// `.loaded(count: 3)`, optionals unwrapped. Dictionary entries and set members are sorted by
+/// their rendering so the output does not depend on hashing order. Output is bounded: nesting
+/// deeper than `maxDepth` becomes `…`, a class already being rendered further up becomes
+/// `Name(…)`, and rendering stops once about `maxLength` UTF-8 bytes are written.
+struct ValueDumper {
+    var maxDepth = 32
+    var maxLength = 2_000
+
+    func string(describing value: Any) -> String {
+        var output = Output(limit: maxLength)
+        var ancestors: [ObjectIdentifier] = []
+        write(value, depth: 0, to: &output, ancestors: &ancestors)
+        return output.finished()
+    }
+
+    private struct Output {
+        let limit: Int
+        private(set) var text = ""
+        private var length = 0
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        var isFull: Bool { length > limit }
+
+        mutating func append(_ piece: String) {
+            guard !isFull else {
+                return
+            }
+            text += piece
+            length += piece.utf8.count
+        }
+
+        func finished() -> String {
+            guard isFull else {
+                return text
+            }
+            var end = text.startIndex
+            var used = 0
+            for index in text.indices {
+                used += text[index].utf8.count
+                guard used <= limit else {
+                    break
+                }
+                end = text.index(after: index)
+            }
+            return text[..<end] + "…"
+        }
+    }
+
+    private func write(_ value: Any, depth: Int, to output: inout Output, ancestors: inout [ObjectIdentifier]) {
+        guard !output.isFull else {
+            return
+        }
+        if let quoted = Self.quoted(value) {
+            output.append(quoted)
+            return
+        }
+        guard depth < maxDepth else {
+            output.append("…")
+            return
+        }
+        switch ValueShape(of: value) {
+        case .leaf:
+            output.append(String(describing: value))
+        case .optional(let wrapped):
+            if let wrapped {
+                write(wrapped, depth: depth, to: &output, ancestors: &ancestors)
+            } else {
+                output.append("nil")
+            }
+        case .enumCase(let name, let payload):
+            writeEnumCase(value, name: name, payload: payload, depth: depth, to: &output, ancestors: &ancestors)
+        case .fields(let typeName, let fields, let object):
+            if let object {
+                let id = ObjectIdentifier(object)
+                guard !ancestors.contains(id) else {
+                    output.append("\(typeName)(…)")
+                    return
+                }
+                ancestors.append(id)
+                defer { ancestors.removeLast() }
+                output.append(typeName)
+                writeFields(fields, open: "(", close: ")", depth: depth, to: &output, ancestors: &ancestors)
+            } else {
+                output.append(typeName)
+                writeFields(fields, open: "(", close: ")", depth: depth, to: &output, ancestors: &ancestors)
+            }
+        case .tuple(let fields):
+            writeFields(fields, open: "(", close: ")", depth: depth, to: &output, ancestors: &ancestors)
+        case .collection(let elements):
+            let fields = elements.map { ValueShape.Field(label: nil, value: $0) }
+            writeFields(fields, open: "[", close: "]", depth: depth, to: &output, ancestors: &ancestors)
+        case .dictionary(let entries):
+            writeDictionary(entries, depth: depth, to: &output, ancestors: &ancestors)
+        case .set(let members):
+            let sorted = members.map { string(describing: $0) }.sorted()
+            output.append("Set([" + sorted.joined(separator: ", ") + "])")
+        }
+    }
+
+    private func writeEnumCase(
+        _ value: Any,
+        name: String,
+        payload: Any?,
+        depth: Int,
+        to output: inout Output,
+        ancestors: inout [ObjectIdentifier]
+    ) {
+        guard let payload else {
+            let hasCustomDescription = value is any CustomStringConvertible || value is any CustomDebugStringConvertible
+            output.append(hasCustomDescription ? name : "." + name)
+            return
+        }
+        output.append("." + name)
+        if case .tuple(let fields) = ValueShape(of: payload) {
+            writeFields(fields, open: "(", close: ")", depth: depth, to: &output, ancestors: &ancestors)
+        } else {
+            output.append("(")
+            write(payload, depth: depth + 1, to: &output, ancestors: &ancestors)
+            output.append(")")
+        }
+    }
+
+    private func writeFields(
+        _ fields: [ValueShape.Field],
+        open: String,
+        close: String,
+        depth: Int,
+        to output: inout Output,
+        ancestors: inout [ObjectIdentifier]
+    ) {
+        output.append(open)
+        for (offset, field) in fields.enumerated() {
+            guard !output.isFull else {
+                return
+            }
+            if offset > 0 {
+                output.append(", ")
+            }
+            if let label = field.label {
+                output.append(label + ": ")
+            }
+            write(field.value, depth: depth + 1, to: &output, ancestors: &ancestors)
+        }
+        output.append(close)
+    }
+
+    private func writeDictionary(
+        _ entries: [(key: Any, value: Any)],
+        depth: Int,
+        to output: inout Output,
+        ancestors: inout [ObjectIdentifier]
+    ) {
+        guard !entries.isEmpty else {
+            output.append("[:]")
+            return
+        }
+        let sorted = entries.map { (key: string(describing: $0.key), value: $0.value) }.sorted { $0.key < $1.key }
+        output.append("[")
+        for (offset, entry) in sorted.enumerated() {
+            guard !output.isFull else {
+                return
+            }
+            if offset > 0 {
+                output.append(", ")
+            }
+            output.append(entry.key + ": ")
+            write(entry.value, depth: depth + 1, to: &output, ancestors: &ancestors)
+        }
+        output.append("]")
+    }
+
+    /// Strings and characters, quoted and escaped the way Swift writes them in source.
+    private static func quoted(_ value: Any) -> String? {
+        if let string = value as? String {
+            return string.debugDescription
+        }
+        if let substring = value as? Substring {
+            return substring.debugDescription
+        }
+        if let character = value as? Character {
+            return character.debugDescription
+        }
+        return nil
+    }
+}

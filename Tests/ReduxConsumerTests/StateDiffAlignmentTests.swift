@@ -1,0 +1,78 @@
+import Testing
+
+@testable import ReduxConsumer
+
+extension StateDiffTests {
+    /// SplitMix64, so the random cases are the same on every run.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var mixed = state
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return mixed ^ (mixed >> 31)
+        }
+    }
+
+    static func alignment(_ old: [Int], _ new: [Int], budget: Int = SequenceAlignment.defaultBudget)
+        -> [SequenceAlignment.Edit]
+    {
+        SequenceAlignment.edits(oldCount: old.count, newCount: new.count, budget: budget) { oldIndex, newIndex in
+            old[oldIndex] == new[newIndex] ? .exact : .different
+        }
+    }
+
+    static func longestCommonSubsequenceLength(_ old: [Int], _ new: [Int]) -> Int {
+        var previous = [Int](repeating: 0, count: new.count + 1)
+        for oldElement in old {
+            var current = [0]
+            for (offset, newElement) in new.enumerated() {
+                current.append(
+                    oldElement == newElement ? previous[offset] + 1 : max(previous[offset + 1], current[offset]))
+            }
+            previous = current
+        }
+        return previous[new.count]
+    }
+
+    @Test(arguments: 0..<200)
+    func alignmentIsAMinimalEditScript(seed: Int) {
+        var generator = SeededGenerator(state: UInt64(seed))
+        let old = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Int.random(in: 0...4, using: &generator) }
+        let new = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Int.random(in: 0...4, using: &generator) }
+        var oldIndices: [Int] = []
+        var newIndices: [Int] = []
+        var matches = 0
+        for edit in Self.alignment(old, new) {
+            switch edit {
+            case .same(let oldIndex, let newIndex, _):
+                #expect(old[oldIndex] == new[newIndex])
+                oldIndices.append(oldIndex)
+                newIndices.append(newIndex)
+                matches += 1
+            case .changed(let oldIndex, let newIndex):
+                oldIndices.append(oldIndex)
+                newIndices.append(newIndex)
+            case .removed(let oldIndex):
+                oldIndices.append(oldIndex)
+            case .inserted(let newIndex):
+                newIndices.append(newIndex)
+            }
+        }
+        #expect(oldIndices == Array(old.indices))
+        #expect(newIndices == Array(new.indices))
+        #expect(matches == Self.longestCommonSubsequenceLength(old, new))
+    }
+
+    @Test
+    func alignmentOverBudgetComparesIndexByIndex() {
+        let edits = Self.alignment([1, 2, 3, 4], [0, 1, 2, 3], budget: 1)
+        #expect(
+            edits == [
+                .changed(old: 0, new: 0), .changed(old: 1, new: 1), .changed(old: 2, new: 2), .changed(old: 3, new: 3),
+            ])
+        #expect(Self.alignment([1, 2, 3, 4], [0, 1, 2, 3]).count == 5)
+    }
+}
