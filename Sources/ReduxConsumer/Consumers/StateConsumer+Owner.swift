@@ -51,8 +51,8 @@ extension StateConsumer {
     /// consumer.add({ $0.works.count }, owner: self) { screen, old, new in screen.showWorks(new) }
     /// ```
     ///
-    /// Once the owner is gone the consumer is inert and removes itself at its next change; see
-    /// ``add(_:owner:options:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``.
+    /// Once the owner is gone the consumer is inert and removes itself at its next change, as with
+    /// the key-path form.
     ///
     /// - Parameters:
     ///   - selector: Computes the selected value; must be a pure function of the state.

@@ -34,9 +34,9 @@ import Dispatch
 /// The owner holds the page; nothing else needs to. When the page is released, or ``close()`` is
 /// called, everything it registered goes: its subscription on the global store, its consumers and
 /// their callbacks, its action forwarding, and actions still queued for it. Consumers added with
-/// `owner:` (``StateConsumer/add(_:owner:options:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``) hold
-/// their owner weakly, so the owner → page → consumer → callback chain never loops back. A callback
-/// that captures its owner strongly does make a cycle: use the `owner:` form.
+/// the `owner:` form of `StateConsumer.add` hold their owner weakly, so the owner → page →
+/// consumer → callback chain never loops back. A callback that captures its owner strongly does
+/// make a cycle: use the `owner:` form.
 ///
 /// ## Children
 /// Child owners (a panel inside the screen) share the page by holding it and adding their own
