@@ -58,6 +58,23 @@ struct PageLifetimeTests {
         subscription.cancel()
     }
 
+    @Test func aPageCreatedInsideAGlobalCallbackStartsWithTheNextAction() {
+        let global = makeRootStore()
+        let log = Recorder<String>()
+        let holder = NSLockBox<MainScreen?>(nil)
+        let opening = StateConsumer<RootState>()
+        opening.add(\.auth.user) { _, _ in holder.withLock { $0 = MainScreen(global: global, log: log) } }
+        let subscription = global.subscribe(opening)
+
+        global.dispatch(AuthAction.logIn("son"))
+        global.dispatch(LifecycleAction.enterForeground)
+
+        #expect(holder.withLock { $0?.page.state } == MainState(count: 10))
+        #expect(log.values == ["foreground: false → true"])
+        holder.withLock { $0 = nil }
+        subscription.cancel()
+    }
+
     @Test func pagesComeAndGoWhileTheGlobalStoreIsDispatchedFromOtherThreads() {
         let relay = ActionRelay()
         let global = makeRootStore()
