@@ -42,7 +42,20 @@ import Dispatch
 /// Child owners (a panel inside the screen) share the page by holding it and adding their own
 /// consumers to ``consumer`` and ``globalConsumer``, with their tokens in their own
 /// ``ConsumerBag``; a child that goes removes its consumers and leaves the page and the other
-/// children untouched.
+/// children untouched:
+///
+/// ```swift
+/// final class CountBadge: Sendable {
+///     let bag = ConsumerBag()
+///
+///     init(page: PageStore<MainState, AppState>) {
+///         page.consumer.add(\.count, owner: self) { badge, _, new in badge.show(new) }.store(in: bag)
+///     }
+/// }
+/// ```
+///
+/// Each live page is one subscriber of the global store (through ``globalConsumer``): a page with
+/// no global consumers costs one empty consumer pass per global action.
 ///
 /// ## Threads
 /// Create, use, close and release a page on any thread, while the global store is dispatched from
