@@ -95,6 +95,11 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     /// Removes every member; returns how many there were.
     func removeAll() -> Int {
         let removed = groupIDByMember.count + admissions.count
+        // Empty the groups too: a pass running now (removeAll called from a callback) still holds
+        // the groups that fired and must not call their remaining members.
+        for (member, groupID) in groupIDByMember {
+            _ = groups[identifier: groupID]?.removeMember(member)
+        }
         groups.removeAll()
         groupIDByKeyPath.removeAll()
         groupIDByMember.removeAll()

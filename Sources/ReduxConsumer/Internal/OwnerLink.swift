@@ -1,0 +1,26 @@
+/// The weak tie between a consumer added with `owner:` and its owner, plus the token that lets the
+/// consumer remove itself once the owner is gone.
+///
+/// The token is only known after `register` returns, so it is set afterwards; a callback that
+/// finds the owner gone before that simply does nothing and the next one removes the consumer.
+final class OwnerLink<Owner: AnyObject & Sendable>: Sendable {
+    weak let owner: Owner?
+    private let token = Lock<ConsumerToken?>(nil)
+
+    init(_ owner: Owner) {
+        self.owner = owner
+    }
+
+    func attach(_ token: ConsumerToken) {
+        self.token.withLock { $0 = token }
+    }
+
+    /// Removes the consumer; called from its own callback, where removal takes effect at once.
+    func removeConsumer() {
+        let token = token.withLock { token in
+            defer { token = nil }
+            return token
+        }
+        token?.cancel()
+    }
+}

@@ -1,0 +1,245 @@
+import Dispatch
+
+/// A small store owned by one screen, request, session or job, beside the global store: its state
+/// lives exactly as long as its owner, and the global state keeps only what is truly global.
+///
+/// The owner creates the page from the global state, consumes the page state and the global state
+/// through consumers whose lifetime is the page's, and dispatches to the global store when global
+/// state must change (the seed's `MainVc`):
+///
+/// ```swift
+/// final class MainScreen: Sendable {
+///     let page: PageStore<MainState, AppState>
+///
+///     init(appStore: Store<AppState>) {
+///         page = PageStore(
+///             global: appStore,
+///             initialState: { app in MainState(count: app.auth.isLoggedIn ? 10 : 0) },
+///             reducer: mainReducer
+///         )
+///         page.globalConsumer.add(\.foreground, owner: self) { screen, old, new in
+///             print("AppState.foreground: \(old) → \(new)")
+///         }
+///         page.consumer.add(\.count, owner: self) { screen, old, new in
+///             print("MainState.count: \(old) → \(new)")
+///         }
+///     }
+///
+///     func tap() { page.dispatch(MainAction.increment) }
+///     func logOut() { page.dispatchGlobal(AuthAction.logout) }
+/// }
+/// ```
+///
+/// ## Lifetime
+/// The owner holds the page; nothing else needs to. When the page is released, or ``close()`` is
+/// called, everything it registered goes: its subscription on the global store, its consumers and
+/// their callbacks, its action forwarding, and actions still queued for it. Consumers added with
+/// the `owner:` form of `StateConsumer.add` hold their owner weakly, so the owner → page →
+/// consumer → callback chain never loops back. A callback that captures its owner strongly does
+/// make a cycle: use the `owner:` form.
+///
+/// ## Children
+/// Child owners (a panel inside the screen) share the page by holding it and adding their own
+/// consumers to ``consumer`` and ``globalConsumer``, with their tokens in their own
+/// ``ConsumerBag``; a child that goes removes its consumers and leaves the page and the other
+/// children untouched:
+///
+/// ```swift
+/// final class CountBadge: Sendable {
+///     let bag = ConsumerBag()
+///
+///     init(page: PageStore<MainState, AppState>) {
+///         page.consumer.add(\.count, owner: self) { badge, _, new in badge.show(new) }.store(in: bag)
+///     }
+/// }
+/// ```
+///
+/// Each live page is one subscriber of the global store (through ``globalConsumer``): a page with
+/// no global consumers costs one empty consumer pass per global action.
+///
+/// ## Threads
+/// Create, use, close and release a page on any thread, while the global store is dispatched from
+/// others. The page's actions are ordered exactly as a ``Store``'s (it is one inside); its
+/// consumers run on the thread that processes the page or the global store, or on the queue given
+/// at creation.
+public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
+    /// The global store this page reads and dispatches to; the page keeps it alive.
+    public let global: Store<GlobalState>
+
+    /// Consumers of the page state, removed when the page is closed or released.
+    ///
+    /// Consumers added here start from the page's current state.
+    public let consumer: StateConsumer<State>
+
+    /// Consumers of the global state whose lifetime is the page's, removed when the page is closed
+    /// or released.
+    ///
+    /// Consumers added here start from the global store's current state.
+    public let globalConsumer: StateConsumer<GlobalState>
+
+    private let store: Store<State>
+    private let lifecycle: Lock<Lifecycle>
+    private let diagnose: @Sendable (String) -> Void
+
+    private struct Lifecycle {
+        var isClosed = false
+        /// Everything to cancel on close: the two consumer subscriptions, the forwarding listeners.
+        var registrations: [any Cancellable] = []
+    }
+
+    /// Creates a page store whose initial state is built from the global state.
+    ///
+    /// Do not create a page from inside the global store's reducer (it reads the global state).
+    ///
+    /// - Parameters:
+    ///   - global: The global store; the page keeps it alive.
+    ///   - initialState: Builds the page's initial state from the current global state; called once,
+    ///     before `init` returns.
+    ///   - reducer: The page's reducer; it also receives the global actions the page forwards.
+    ///   - middleware: The page's middleware, outermost first; forwarded global actions skip it.
+    ///   - queue: Where the page's consumers call back. `nil` (the default) calls them synchronously
+    ///     on the thread that processes the state; see ``StateConsumer/init(deliveringOn:)``.
+    ///   - diagnostics: Told about misuse that is ignored rather than trapped, such as a dispatch
+    ///     after ``close()``. `nil` (the default) writes to standard error in debug builds of the
+    ///     library and does nothing in release builds.
+    public init(
+        global: Store<GlobalState>,
+        initialState: (GlobalState) -> State,
+        reducer: Reducer<State>,
+        middleware: [Middleware<State>] = [],
+        deliveringOn queue: DispatchQueue? = nil,
+        diagnostics: (@Sendable (_ message: String) -> Void)? = nil
+    ) {
+        let lifecycle = Lock(Lifecycle())
+        let isClosed: @Sendable () -> Bool = { lifecycle.withLock { $0.isClosed } }
+        let store = Store(
+            initialState: initialState(global.state),
+            reducer: reducer.forPage(isClosed: isClosed),
+            middleware: middleware.map { pageMiddleware($0, isClosed: isClosed) }
+        )
+        let consumer = StateConsumer<State>(deliveringOn: queue)
+        let globalConsumer = StateConsumer<GlobalState>(deliveringOn: queue)
+        let registrations: [any Cancellable] = [global.subscribe(globalConsumer), store.subscribe(consumer)]
+        lifecycle.withLock { $0.registrations = registrations }
+        self.global = global
+        self.store = store
+        self.consumer = consumer
+        self.globalConsumer = globalConsumer
+        self.lifecycle = lifecycle
+        self.diagnose =
+            diagnostics ?? { message in
+                #if DEBUG
+                    writeLineToStandardError(message)
+                #endif
+            }
+    }
+
+    deinit {
+        release()
+    }
+
+    /// The current page state: a snapshot, safe to read from any thread.
+    ///
+    /// After ``close()`` it stays what it was when the page closed.
+    public var state: State {
+        store.state
+    }
+
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool {
+        lifecycle.withLock { $0.isClosed }
+    }
+
+    /// Sends `action` through the page's middleware to its reducer, then notifies its consumers.
+    ///
+    /// Ordering and re-entrancy are those of ``Store/dispatch(_:)``. After ``close()`` the action
+    /// is ignored and reported to the page's diagnostics.
+    ///
+    /// - Parameter action: What happened on the page.
+    public func dispatch(_ action: any Action) {
+        guard accepts(action, in: "dispatch") else { return }
+        store.dispatch(action)
+    }
+
+    /// Sends `action` to the global store, for changes to the global state.
+    ///
+    /// After ``close()`` the action is ignored and reported to the page's diagnostics: a page that
+    /// is done no longer speaks for its owner.
+    ///
+    /// - Parameter action: What happened, for the global store.
+    public func dispatchGlobal(_ action: any Action) {
+        guard accepts(action, in: "dispatchGlobal") else { return }
+        global.dispatch(action)
+    }
+
+    /// Forwards the global actions that `isForwarded` accepts into the page's reducer, from now
+    /// until the page closes.
+    ///
+    /// `relay` must be installed on the global store (see ``ActionRelay``). A forwarded action
+    /// reaches the page after the global store reduced it and notified its subscribers (so the
+    /// page's global consumers have fired), and goes to the page's reducer only, skipping the
+    /// page's middleware: a page middleware that dispatches to the global store cannot bounce a
+    /// forwarded action back and forth.
+    ///
+    /// ```swift
+    /// page.forwardActions(from: relay) { $0 is AuthAction }
+    /// ```
+    ///
+    /// Actions the global store reduces while the page is being created and before this call are
+    /// neither in the initial state nor forwarded.
+    ///
+    /// - Parameters:
+    ///   - relay: The relay installed on ``global``.
+    ///   - isForwarded: Decides which global actions the page's reducer sees; called on the thread
+    ///     that processes the global store.
+    public func forwardActions(
+        from relay: ActionRelay,
+        where isForwarded: @escaping @Sendable (_ action: any Action) -> Bool
+    ) {
+        let subscription = relay.subscribe { [weak self] action in
+            guard let self, isForwarded(action), !isClosed else { return }
+            store.dispatch(ForwardedAction(action: action))
+        }
+        let isAccepted = lifecycle.withLock { lifecycle in
+            guard !lifecycle.isClosed else { return false }
+            lifecycle.registrations.append(subscription)
+            return true
+        }
+        if !isAccepted {
+            subscription.cancel()
+            diagnose("\(Self.self): forwardActions(from:where:) after close() was ignored.")
+        }
+    }
+
+    /// Ends the page before its owner deinitialises (a request that finished): its subscriptions,
+    /// consumers and forwarding are released at once, and later dispatches are ignored.
+    ///
+    /// Idempotent, and safe from any thread, including from inside the page's own callbacks. When
+    /// it returns, no consumer of the page is called again, except when `close()` is called from
+    /// inside another store's callback while this page is being processed on a third thread; then
+    /// they stop right after that pass. ``state`` keeps its last value.
+    public func close() {
+        release()
+    }
+
+    private func release() {
+        let registrations = lifecycle.withLock { lifecycle -> [any Cancellable]? in
+            guard !lifecycle.isClosed else { return nil }
+            lifecycle.isClosed = true
+            defer { lifecycle.registrations = [] }
+            return lifecycle.registrations
+        }
+        guard let registrations else { return }
+        for registration in registrations {
+            registration.cancel()
+        }
+        globalConsumer.removeAll()
+        consumer.removeAll()
+    }
+
+    private func accepts(_ action: any Action, in method: String) -> Bool {
+        guard isClosed else { return true }
+        diagnose("\(Self.self): \(method)(\(String(reflecting: action))) after close() was ignored.")
+        return false
+    }
+}
