@@ -56,7 +56,7 @@ struct ConcurrencyTests {
                     let consumer = StateConsumer<AppState>()
                     consumer.add(\.counter) { old, new in #expect(new > old) }
                     let subscriptions = [store.subscribe(consumer), store.subscribe { _, _ in }]
-                    subscriptions.forEach { $0.cancel() }
+                    for subscription in subscriptions { subscription.cancel() }
                 }
             }
         }
@@ -71,10 +71,14 @@ struct ConcurrencyTests {
         let right = makeStore()
         // Each store answers a change of its counter (not the other's rename) so the ping-pong ends.
         let toRight = left.subscribe { old, new in
-            if old.counter != new.counter, new.counter.isMultiple(of: 2) { right.dispatch(CounterAction.rename("from left")) }
+            if old.counter != new.counter, new.counter.isMultiple(of: 2) {
+                right.dispatch(CounterAction.rename("from left"))
+            }
         }
         let toLeft = right.subscribe { old, new in
-            if old.counter != new.counter, new.counter.isMultiple(of: 2) { left.dispatch(CounterAction.rename("from right")) }
+            if old.counter != new.counter, new.counter.isMultiple(of: 2) {
+                left.dispatch(CounterAction.rename("from right"))
+            }
         }
         DispatchQueue.concurrentPerform(iterations: 2) { thread in
             let store = thread == 0 ? left : right
