@@ -16,9 +16,10 @@
 /// not to block on another.
 final class ThreadContext {
     /// Drains this thread is running, innermost last.
-    private var running: [ObjectIdentifier] = []
+    // `@exclusivity(unchecked)`: only its own thread touches a context, in short accesses.
+    @exclusivity(unchecked) private var running: [ObjectIdentifier] = []
     /// The store whose reducer this thread is running right now, if any.
-    var reducingStore: ObjectIdentifier?
+    @exclusivity(unchecked) var reducingStore: ObjectIdentifier?
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     static var current: ThreadContext {

@@ -1,0 +1,82 @@
+import Dispatch
+
+/// How a consumer reads its value from a state that lives in memory.
+///
+/// Passes hand the state around as a pointer, so a read never copies the state. Built and used
+/// inside `@inlinable` code, so it is specialised in the caller's module for concrete types.
+@usableFromInline
+enum Selection<State, Value> {
+    /// A stored property at a fixed byte offset inside `State`: one load. A `KeyPath` subscript
+    /// costs several times a closure call (it walks the key path's components at run time), and
+    /// most selected values are stored properties.
+    case offset(Int)
+    /// Any other key path (computed properties, class references, optional chaining).
+    case keyPath(KeyPath<State, Value>)
+    /// A closure selector.
+    case closure(@Sendable (State) -> Value)
+
+    /// Reads `keyPath` by offset when it names stored properties of structs, by key path otherwise.
+    @inlinable
+    init(_ keyPath: KeyPath<State, Value>) {
+        if let offset = MemoryLayout<State>.offset(of: keyPath) {
+            self = .offset(offset)
+        } else {
+            self = .keyPath(keyPath)
+        }
+    }
+
+    /// The selected value of the `State` at `state`.
+    @inlinable
+    func read(_ state: UnsafeRawPointer) -> Value {
+        switch self {
+        case .offset(let offset):
+            return state.load(fromByteOffset: offset, as: Value.self)
+        case .keyPath(let keyPath):
+            return state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
+        case .closure(let select):
+            return select(state.assumingMemoryBound(to: State.self).pointee)
+        }
+    }
+}
+
+/// The three callback shapes of `StateConsumer.add`, stored as they were given: wrapping them in
+/// one closure shape would allocate a context per consumer.
+@usableFromInline
+enum ConsumerCallback<State: Sendable, Value: Sendable>: Sendable {
+    case change(@Sendable (_ old: Value, _ new: Value) -> Void)
+    case value(@Sendable (_ new: Value) -> Void)
+    case changeInState(@Sendable (_ old: Value, _ new: Value, _ state: State) -> Void)
+
+    /// Calls the callback; `state` points to the new state.
+    @inlinable
+    func call(old: Value, new: Value, state: UnsafeRawPointer) {
+        switch self {
+        case .change(let callback): callback(old, new)
+        case .value(let callback): callback(new)
+        case .changeInState(let callback): callback(old, new, state.assumingMemoryBound(to: State.self).pointee)
+        }
+    }
+
+    /// Delivers one call: at once, or on a queue (with a copy of the state, as the pass will be
+    /// over by then) guarded so that a member removed meanwhile is not called.
+    @inlinable
+    func deliver(old: Value, new: Value, state: UnsafeRawPointer, via delivery: Delivery, member: UInt64) {
+        switch delivery {
+        case .inline:
+            call(old: old, new: new, state: state)
+        case .queue(let queue, let guardedRun):
+            let state = state.assumingMemoryBound(to: State.self).pointee
+            queue.async { guardedRun(member) { call(old: old, new: new, state: state) } }
+        }
+    }
+
+    /// Calls the callback with a state value.
+    @inlinable
+    func call(old: Value, new: Value, state: State) {
+        switch self {
+        case .change(let callback): callback(old, new)
+        case .value(let callback): callback(new)
+        case .changeInState(let callback): callback(old, new, state)
+        }
+    }
+}
