@@ -187,13 +187,13 @@ extension StateConsumer {
         }
         return enroll(
             key: key,
-            admit: { state, candidate in
-                let value = selection.read(state)
+            admit: { state, address, candidate in
+                let value = selection.read(state, at: address)
                 // Join only a group whose last value is this member's starting value: the member
                 // then fires exactly as it would alone.
                 if let candidate, let group = candidate.typed as? SelectorGroup<State, Value>, group.last == value {
                     group.callbacks.append(callback)
-                    return candidate
+                    return Admission(group: candidate, evaluator: nil)
                 }
                 return SelectorGroup.equatable(selection, key: key, baseline: value, callback: callback)
             },
@@ -212,8 +212,13 @@ extension StateConsumer {
     ) -> ConsumerToken {
         enroll(
             key: nil,
-            admit: { state, _ in
-                SelectorGroup.custom(selection, isEqual: isEqual, baseline: selection.read(state), callback: callback)
+            admit: { state, address, _ in
+                SelectorGroup.custom(
+                    selection,
+                    isEqual: isEqual,
+                    baseline: selection.read(state, at: address),
+                    callback: callback
+                )
             },
             fireInstantly: Self.instantCall(selection, options: options, callback: callback)
         )
@@ -225,11 +230,11 @@ extension StateConsumer {
         _ selection: Selection<State, Value>,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
-    ) -> ((UnsafeRawPointer, Delivery, UInt64) -> Void)? {
+    ) -> ((State, UnsafeRawPointer, Delivery, UInt64) -> Void)? {
         guard options.contains(.instantly) else { return nil }
-        return { state, delivery, member in
-            let value = selection.read(state)
-            callback.deliver(old: value, new: value, state: state, via: delivery, member: member)
+        return { state, address, delivery, member in
+            let value = selection.read(state, at: address)
+            callback.deliver(old: value, new: value, state: address, via: delivery, member: member)
         }
     }
 

@@ -80,7 +80,12 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///
     /// - Parameter newState: The new state.
     public func consume(newState: State) {
-        withUnsafePointer(to: newState) { consume(state: $0) }
+        let engine = engine
+        let delivery = delivery
+        drain.submit({ engine.consume(newState, delivery: delivery) }) {
+            // Only when the pass cannot run now: the job keeps its own copy of the state.
+            { engine.consume(newState, delivery: delivery) }
+        }
     }
 
     /// Removes the consumer `token` names; it is not called again, even later in a pass that is
@@ -100,25 +105,13 @@ public final class StateConsumer<State: Sendable>: Sendable {
         drain.perform(job, queueing: { job })
     }
 
-    /// Consumes the state at `state`, which must stay valid until this returns; the store feeds its
-    /// consumers this way, without copying the state.
-    func consume(state: UnsafePointer<State>) {
-        let engine = engine
-        let delivery = delivery
-        drain.submit({ engine.consume(UnsafeRawPointer(state), delivery: delivery) }) {
-            // Only when the pass cannot run now: keep a copy of the state for later.
-            let copy = state.pointee
-            return { withUnsafePointer(to: copy) { engine.consume(UnsafeRawPointer($0), delivery: delivery) } }
-        }
-    }
-
     /// Registers one member: every public `add` ends here, through the `@inlinable` helpers in
     /// `StateConsumer+Add.swift` that build `admit` for the concrete value type.
     @usableFromInline
     func enroll(
         key: AnyKeyPath?,
-        admit: @escaping (UnsafeRawPointer, MemberGroup?) -> MemberGroup,
-        fireInstantly: ((UnsafeRawPointer, Delivery, UInt64) -> Void)?
+        admit: @escaping (State, UnsafeRawPointer, MemberGroup?) -> Admission<State>,
+        fireInstantly: ((State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
     ) -> ConsumerToken {
         let id = counters.withLock { counters in
             counters.nextID += 1
@@ -129,7 +122,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
             id: id,
             key: key,
             admit: admit,
-            fireInstantly: fireInstantly.map { fire in { state, delivery in fire(state, delivery, id) } }
+            fireInstantly: fireInstantly.map { fire in { state, address, delivery in fire(state, address, delivery, id) } }
         )
         let engine = engine
         let delivery = delivery

@@ -1,14 +1,14 @@
 /// The inside of a ``StateConsumer``: its groups, its members and the pass that calls them.
 ///
 /// Confined to the consumer's drain: every method runs as one of its jobs, so nothing here locks.
-/// The state arrives as a pointer (a pass never copies it) and every table holds non-generic
-/// types, so the pass does no runtime metadata lookups even though this class is generic.
+/// The state arrives borrowed (a pass never copies it) and the tables hold non-generic types where
+/// they can, so a pass does almost no runtime metadata lookups even though this class is generic.
 final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     // @unchecked: confined to the owning StateConsumer's drain (see ``Confined``).
 
     /// A member waiting for its first state because none was known when it was added.
     private struct Waiting {
-        let enrollment: Enrollment
+        let enrollment: Enrollment<State>
     }
 
     /// The groups, in no particular order: evaluation order is unobservable (selectors are pure),
@@ -16,7 +16,7 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     // `@exclusivity(unchecked)`: see ``MemberGroup``.
     @exclusivity(unchecked) private var evaluation: [MemberGroup] = []
     /// Each group's `evaluate`, parallel to `evaluation`: the pass walks this dense array only.
-    @exclusivity(unchecked) private var evaluators: [Evaluator] = []
+    @exclusivity(unchecked) private var evaluators: [Evaluator<State>] = []
     @exclusivity(unchecked) private var groupByKey: [AnyKeyPath: MemberGroup] = [:]
     /// The group of every admitted member: one hash entry per member is the only per-member cost
     /// outside the group itself.
@@ -33,28 +33,29 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
 
     /// Adds a member, starting from the source's current state, or from the next consumed state
     /// when there is no source.
-    func add(_ enrollment: Enrollment, delivery: Delivery) {
+    func add(_ enrollment: Enrollment<State>, delivery: Delivery) {
         if let state = source?.read() {
-            withUnsafePointer(to: state) { admit(enrollment, state: UnsafeRawPointer($0), delivery: delivery) }
+            withUnsafePointer(to: state) { admit(enrollment, state: state, address: UnsafeRawPointer($0), delivery: delivery) }
         } else {
             waiting.append(Waiting(enrollment: enrollment))
         }
     }
 
-    private func admit(_ enrollment: Enrollment, state: UnsafeRawPointer, delivery: Delivery) {
+    private func admit(_ enrollment: Enrollment<State>, state: State, address: UnsafeRawPointer, delivery: Delivery) {
         let candidate = enrollment.key.flatMap { groupByKey[$0] }
-        let group = enrollment.admit(state, candidate)
-        if group !== candidate {
+        let admission = enrollment.admit(state, address, candidate)
+        let group = admission.group
+        if let evaluator = admission.evaluator {
             group.evaluationIndex = evaluation.count
             evaluation.append(group)
-            evaluators.append(Evaluator(evaluate: group.evaluate))
+            evaluators.append(evaluator)
             if let key = enrollment.key, groupByKey[key] == nil {
                 groupByKey[key] = group
             }
         }
         group.appendMember(enrollment.id)
         groupByMember[enrollment.id] = group
-        enrollment.fireInstantly?(state, delivery)
+        enrollment.fireInstantly?(state, address, delivery)
     }
 
     /// Removes a member; returns whether it was registered.
@@ -107,33 +108,38 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
         return removed
     }
 
-    /// One pass: compares every group with the state at `state`, then calls the members of the
-    /// groups that fired in the order the members were added, then admits members waiting for a
-    /// first state.
+    /// One pass: compares every group with `state`, then calls the members of the groups that
+    /// fired in the order the members were added, then admits members waiting for a first state.
     ///
     /// - Complexity: One selector read and one comparison per group (not per member), plus the
     ///   callbacks that fire.
-    func consume(_ state: UnsafeRawPointer, delivery: Delivery) {
-        // Local copies of the lists: iterating them needs no retain per group, and a selector
-        // that misbehaves (adds or removes consumers) only changes the engine's copies.
+    func consume(_ state: State, delivery: Delivery) {
+        withUnsafePointer(to: state) { address in
+            consume(state, at: UnsafeRawPointer(address), delivery: delivery)
+        }
+    }
+
+    private func consume(_ state: State, at address: UnsafeRawPointer, delivery: Delivery) {
+        // Local copies of the lists: a selector that misbehaves (adds or removes consumers) only
+        // changes the engine's copies.
         let evaluators = evaluators
         let groups = evaluation
         evaluators.withUnsafeBufferPointer { evaluators in
-            for index in evaluators.indices where evaluators[index].evaluate(state) {
+            for index in evaluators.indices where evaluators[index].evaluate(state, address) {
                 fired.append(groups[index])
             }
         }
         if fired.count == 1 {
-            deliverAll(of: fired[0], state: state, delivery: delivery)
+            deliverAll(of: fired[0], state: address, delivery: delivery)
         } else if fired.count > 1 {
-            deliverMerged(state: state, delivery: delivery)
+            deliverMerged(state: address, delivery: delivery)
         }
         fired.removeAll(keepingCapacity: true)
         if !waiting.isEmpty {
             let admitted = waiting
             waiting.removeAll()
             for member in admitted {
-                admit(member.enrollment, state: state, delivery: delivery)
+                admit(member.enrollment, state: state, address: address, delivery: delivery)
             }
         }
     }
@@ -181,35 +187,16 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     }
 }
 
-/// A group's `evaluate`, wrapped in a struct so an array can hold it as it is: an array of bare
-/// closures stores them at the most general abstraction, behind a reabstraction thunk per call.
-private struct Evaluator {
-    let evaluate: (UnsafeRawPointer) -> Bool
-}
-
 /// What the engine needs to admit one member; made by `StateConsumer.register`, which is
 /// `@inlinable`, so everything typed by the selected value is compiled in the caller's module.
 @usableFromInline
-struct Enrollment {
+struct Enrollment<State> {
     let id: UInt64
     /// The grouping key, or `nil` for a member that never shares its group.
     let key: AnyKeyPath?
     /// Appends the member's callback to `candidate` (a group with the same key) when the member
-    /// can join it and fire exactly as it would alone, or to a new group; returns that group.
-    let admit: (_ state: UnsafeRawPointer, _ candidate: MemberGroup?) -> MemberGroup
+    /// can join it and fire exactly as it would alone, or to a new group; says which.
+    let admit: (_ state: State, _ address: UnsafeRawPointer, _ candidate: MemberGroup?) -> Admission<State>
     /// The `instantly` call, if asked for.
-    let fireInstantly: ((_ state: UnsafeRawPointer, _ delivery: Delivery) -> Void)?
-
-    @usableFromInline
-    init(
-        id: UInt64,
-        key: AnyKeyPath?,
-        admit: @escaping (UnsafeRawPointer, MemberGroup?) -> MemberGroup,
-        fireInstantly: ((UnsafeRawPointer, Delivery) -> Void)?
-    ) {
-        self.id = id
-        self.key = key
-        self.admit = admit
-        self.fireInstantly = fireInstantly
-    }
+    let fireInstantly: ((_ state: State, _ address: UnsafeRawPointer, _ delivery: Delivery) -> Void)?
 }

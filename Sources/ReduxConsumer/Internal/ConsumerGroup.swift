@@ -20,9 +20,6 @@ final class MemberGroup {
     let key: AnyKeyPath?
     /// The typed half, a `SelectorGroup<State, Value>`, for members joining the group.
     @usableFromInline let typed: AnyObject
-    /// Reads the selected value of the state at the pointer and compares it with the last one;
-    /// returns `true` when the members must be called (the typed half then holds old and new).
-    let evaluate: (UnsafeRawPointer) -> Bool
     /// Calls the member in a slot with the values `evaluate` recorded.
     let deliver: (_ slot: Int, _ state: UnsafeRawPointer, _ delivery: Delivery, _ member: UInt64) -> Void
     let edit: (Edit) -> Void
@@ -47,13 +44,11 @@ final class MemberGroup {
     init(
         key: AnyKeyPath?,
         typed: AnyObject,
-        evaluate: @escaping (UnsafeRawPointer) -> Bool,
         deliver: @escaping (Int, UnsafeRawPointer, Delivery, UInt64) -> Void,
         edit: @escaping (Edit) -> Void
     ) {
         self.key = key
         self.typed = typed
-        self.evaluate = evaluate
         self.deliver = deliver
         self.edit = edit
     }
@@ -120,6 +115,35 @@ final class MemberGroup {
         guard passDepth == 0, holes > 16, holes * 2 > memberIDs.count else { return }
         memberIDs.removeAll { $0 & Self.removedMark != 0 }
         edit(.compact)
+    }
+}
+
+/// A group's per-state check: reads the selected value of `state` (which lives at `address`) and
+/// compares it with the last one; returns `true` when the members must be called (the typed half
+/// then holds the old and the new value).
+///
+/// Kept apart from ``MemberGroup`` (which is not generic) because it takes the state itself; in a
+/// struct rather than a bare closure so an array holds it without a reabstraction thunk.
+@usableFromInline
+struct Evaluator<State> {
+    @usableFromInline let evaluate: (_ state: State, _ address: UnsafeRawPointer) -> Bool
+
+    @inlinable
+    init(_ evaluate: @escaping (State, UnsafeRawPointer) -> Bool) {
+        self.evaluate = evaluate
+    }
+}
+
+/// The group a new member went to, and its evaluator when the group is new.
+@usableFromInline
+struct Admission<State> {
+    @usableFromInline let group: MemberGroup
+    @usableFromInline let evaluator: Evaluator<State>?
+
+    @inlinable
+    init(group: MemberGroup, evaluator: Evaluator<State>?) {
+        self.group = group
+        self.evaluator = evaluator
     }
 }
 

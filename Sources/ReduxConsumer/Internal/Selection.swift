@@ -25,16 +25,17 @@ enum Selection<State, Value> {
         }
     }
 
-    /// The selected value of the `State` at `state`.
+    /// The selected value of `state`, which lives at `address`.
+    ///
+    /// Both are given because each is free where the other is not: a stored property is one load
+    /// from the address, while a closure must get the state itself (turning the address back into
+    /// an argument, `address.pointee`, would copy the whole state before every call).
     @inlinable
-    func read(_ state: UnsafeRawPointer) -> Value {
+    func read(_ state: State, at address: UnsafeRawPointer) -> Value {
         switch self {
-        case .offset(let offset):
-            return state.load(fromByteOffset: offset, as: Value.self)
-        case .keyPath(let keyPath):
-            return state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
-        case .closure(let select):
-            return select(state.assumingMemoryBound(to: State.self).pointee)
+        case .offset(let offset): return address.load(fromByteOffset: offset, as: Value.self)
+        case .keyPath(let keyPath): return state[keyPath: keyPath]
+        case .closure(let select): return select(state)
         }
     }
 }

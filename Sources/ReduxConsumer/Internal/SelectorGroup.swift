@@ -38,11 +38,10 @@ final class SelectorGroup<State: Sendable, Value: Sendable>: @unchecked Sendable
 
     /// Wraps this group for the engine, with `evaluate` as its per-state check.
     @inlinable
-    func member(key: AnyKeyPath?, evaluate: @escaping (UnsafeRawPointer) -> Bool) -> MemberGroup {
-        MemberGroup(
+    func admission(key: AnyKeyPath?, evaluate: @escaping (State, UnsafeRawPointer) -> Bool) -> Admission<State> {
+        let group = MemberGroup(
             key: key,
             typed: self,
-            evaluate: evaluate,
             deliver: { [self] slot, state, delivery, member in
                 callbacks[slot]?.deliver(old: previous, new: last, state: state, via: delivery, member: member)
             },
@@ -54,11 +53,12 @@ final class SelectorGroup<State: Sendable, Value: Sendable>: @unchecked Sendable
                 }
             }
         )
+        return Admission(group: group, evaluator: Evaluator(evaluate))
     }
 }
 
 extension SelectorGroup where Value: Equatable {
-    /// A group compared with `==`, which specialisation turns into a plain compare for simple
+    /// A new group compared with `==`, which specialisation turns into a plain compare for simple
     /// values.
     @inlinable
     static func equatable(
@@ -66,19 +66,19 @@ extension SelectorGroup where Value: Equatable {
         key: AnyKeyPath?,
         baseline: Value,
         callback: ConsumerCallback<State, Value>
-    ) -> MemberGroup {
+    ) -> Admission<State> {
         let group = SelectorGroup(baseline: baseline, callback: callback)
         // One closure per kind of selection rather than a `switch` inside one closure: the
         // common case (a stored property) compiles to a load and a compare.
         switch selection {
         case .offset(let offset):
-            return group.member(key: key) { [group] state in
-                let value = state.load(fromByteOffset: offset, as: Value.self)
+            return group.admission(key: key) { [group] _, address in
+                let value = address.load(fromByteOffset: offset, as: Value.self)
                 return value == group.last ? false : group.advance(to: value)
             }
         case .keyPath, .closure:
-            return group.member(key: key) { [group] state in
-                let value = selection.read(state)
+            return group.admission(key: key) { [group] state, address in
+                let value = selection.read(state, at: address)
                 return value == group.last ? false : group.advance(to: value)
             }
         }
@@ -86,20 +86,22 @@ extension SelectorGroup where Value: Equatable {
 }
 
 extension SelectorGroup {
-    /// A group compared with `isEqual`, or (`nil`) one that fires for every state.
+    /// A new group compared with `isEqual`, or (`nil`) one that fires for every state.
     @inlinable
     static func custom(
         _ selection: Selection<State, Value>,
         isEqual: (@Sendable (Value, Value) -> Bool)?,
         baseline: Value,
         callback: ConsumerCallback<State, Value>
-    ) -> MemberGroup {
+    ) -> Admission<State> {
         let group = SelectorGroup(baseline: baseline, callback: callback)
         guard let isEqual else {
-            return group.member(key: nil) { [group] state in group.advance(to: selection.read(state)) }
+            return group.admission(key: nil) { [group] state, address in
+                group.advance(to: selection.read(state, at: address))
+            }
         }
-        return group.member(key: nil) { [group] state in
-            let value = selection.read(state)
+        return group.admission(key: nil) { [group] state, address in
+            let value = selection.read(state, at: address)
             return isEqual(group.last, value) ? false : group.advance(to: value)
         }
     }

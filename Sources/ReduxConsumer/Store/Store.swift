@@ -115,19 +115,7 @@ public final class Store<State: Sendable>: Sendable {
     /// - Parameter callback: Called with the state before and after each action.
     /// - Returns: The subscription; notifications stop when it is cancelled or released.
     public func subscribe(_ callback: @escaping @Sendable (_ old: State, _ new: State) -> Void) -> Subscription {
-        register(
-            StoreObserver(
-                needsOldState: true,
-                notify: { old, new in
-                    callback(
-                        old.assumingMemoryBound(to: State.self).pointee,
-                        new.assumingMemoryBound(to: State.self).pointee
-                    )
-                },
-                detach: nil
-            ),
-            attach: nil
-        )
+        register(StoreObserver(target: Subscriber(callback), isConsumer: false, detach: nil), attach: nil)
     }
 
     /// Feeds `consumer` with this store's states: the current one at once (its consumers learn
@@ -140,11 +128,7 @@ public final class Store<State: Sendable>: Sendable {
     public func subscribe(_ consumer: StateConsumer<State>) -> Subscription {
         let id = ObjectIdentifier(self)
         return register(
-            StoreObserver(
-                needsOldState: false,
-                notify: { _, new in consumer.consume(state: new.assumingMemoryBound(to: State.self)) },
-                detach: { consumer.detach(sourceID: id) }
-            ),
+            StoreObserver(target: consumer, isConsumer: true, detach: { consumer.detach(sourceID: id) }),
             attach: { [self] in
                 consumer.attach(source: StateSource(id: id) { [weak self] in self?.state })
                 consumer.consume(newState: core.withLock { $0.state })
@@ -160,7 +144,7 @@ public final class Store<State: Sendable>: Sendable {
         }
         perform { [self] in
             observers.value.slots.append(observer, identifier: id)
-            if observer.needsOldState { observers.value.oldStateReaders += 1 }
+            if !observer.isConsumer { observers.value.oldStateReaders += 1 }
             attach?()
         }
         return Subscription { [weak self] in self?.unregister(id) }
@@ -170,7 +154,7 @@ public final class Store<State: Sendable>: Sendable {
         perform { [self] in
             guard let observer = observers.value.slots.remove(id) else { return }
             core.withLock { $0.subscriberCount -= 1 }
-            if observer.needsOldState { observers.value.oldStateReaders -= 1 }
+            if !observer.isConsumer { observers.value.oldStateReaders -= 1 }
             observer.detach?()
         }
     }
@@ -217,12 +201,10 @@ public final class Store<State: Sendable>: Sendable {
         if observers.value.oldStateReaders > 0 {
             let old = core.withLock { $0.state }
             let new = reduceAndCopy(action)
-            withUnsafePointer(to: old) { old in
-                withUnsafePointer(to: new) { new in notify(old: UnsafeRawPointer(old), new: UnsafeRawPointer(new)) }
-            }
+            notify(old: old, new: new)
         } else {
             let new = reduceAndCopy(action)
-            withUnsafePointer(to: new) { new in notify(old: UnsafeRawPointer(new), new: UnsafeRawPointer(new)) }
+            notify(old: new, new: new)
         }
     }
 
@@ -249,12 +231,20 @@ public final class Store<State: Sendable>: Sendable {
         }
     }
 
-    private func notify(old: UnsafeRawPointer, new: UnsafeRawPointer) {
+    /// Calls every observer; `old` is `new` when no closure subscriber needs it.
+    private func notify(old: State, new: State) {
         observers.value.slots.iterationDepth += 1
         let end = observers.value.slots.slotCount
         for slot in 0..<end {
             // Read the slot afresh each time: a callback may have cancelled a later subscriber.
-            observers.value.slots[slot: slot]?.notify(old, new)
+            guard let observer = observers.value.slots[slot: slot] else { continue }
+            // `unsafeDowncast`: `register` stored exactly these types; a checked cast would cost a
+            // runtime call per observer and per action.
+            if observer.isConsumer {
+                unsafeDowncast(observer.target, to: StateConsumer<State>.self).consume(newState: new)
+            } else {
+                unsafeDowncast(observer.target, to: Subscriber<State>.self).callback(old, new)
+            }
         }
         observers.value.slots.iterationDepth -= 1
         observers.value.slots.compactIfWorthIt()
