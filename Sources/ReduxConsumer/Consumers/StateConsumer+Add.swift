@@ -188,7 +188,7 @@ extension StateConsumer {
         return enroll(
             key: key,
             admit: { state, address, candidate in
-                let value = selection.read(state, at: address)
+                let value = selection.read(&state, at: address)
                 // Join only a group whose last value is this member's starting value: the member
                 // then fires exactly as it would alone.
                 if let candidate, let group = candidate.typed as? SelectorGroup<State, Value>, group.last == value {
@@ -216,7 +216,7 @@ extension StateConsumer {
                 SelectorGroup.custom(
                     selection,
                     isEqual: isEqual,
-                    baseline: selection.read(state, at: address),
+                    baseline: selection.read(&state, at: address),
                     callback: callback
                 )
             },
@@ -230,10 +230,10 @@ extension StateConsumer {
         _ selection: Selection<State, Value>,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
-    ) -> ((State, UnsafeRawPointer, Delivery, UInt64) -> Void)? {
+    ) -> ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)? {
         guard options.contains(.instantly) else { return nil }
         return { state, address, delivery, member in
-            let value = selection.read(state, at: address)
+            let value = selection.read(&state, at: address)
             callback.deliver(old: value, new: value, state: address, via: delivery, member: member)
         }
     }

@@ -80,11 +80,21 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///
     /// - Parameter newState: The new state.
     public func consume(newState: State) {
+        var state = newState
+        consume(state: &state)
+    }
+
+    /// Consumes `state` without copying it; `inout` only to keep it in memory, never written.
+    func consume(state: inout State) {
         let engine = engine
         let delivery = delivery
-        drain.submit({ engine.consume(newState, delivery: delivery) }) {
+        drain.submit({ engine.consume(&state, delivery: delivery) }) {
             // Only when the pass cannot run now: the job keeps its own copy of the state.
-            { engine.consume(newState, delivery: delivery) }
+            let copy = state
+            return {
+                var state = copy
+                engine.consume(&state, delivery: delivery)
+            }
         }
     }
 
@@ -110,8 +120,8 @@ public final class StateConsumer<State: Sendable>: Sendable {
     @usableFromInline
     func enroll(
         key: AnyKeyPath?,
-        admit: @escaping (State, UnsafeRawPointer, MemberGroup?) -> Admission<State>,
-        fireInstantly: ((State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
+        admit: @escaping (inout State, UnsafeRawPointer, MemberGroup?) -> Admission<State>,
+        fireInstantly: ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
     ) -> ConsumerToken {
         let id = counters.withLock { counters in
             counters.nextID += 1
@@ -122,7 +132,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
             id: id,
             key: key,
             admit: admit,
-            fireInstantly: fireInstantly.map { fire in { state, address, delivery in fire(state, address, delivery, id) } }
+            fireInstantly: fireInstantly.map { fire in { state, address, delivery in fire(&state, address, delivery, id) } }
         )
         let engine = engine
         let delivery = delivery

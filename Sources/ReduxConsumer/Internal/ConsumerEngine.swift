@@ -34,16 +34,19 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     /// Adds a member, starting from the source's current state, or from the next consumed state
     /// when there is no source.
     func add(_ enrollment: Enrollment<State>, delivery: Delivery) {
-        if let state = source?.read() {
-            withUnsafePointer(to: state) { admit(enrollment, state: state, address: UnsafeRawPointer($0), delivery: delivery) }
+        if var state = source?.read() {
+            withUnsafeMutablePointer(to: &state) { address in
+                admit(enrollment, state: address, delivery: delivery)
+            }
         } else {
             waiting.append(Waiting(enrollment: enrollment))
         }
     }
 
-    private func admit(_ enrollment: Enrollment<State>, state: State, address: UnsafeRawPointer, delivery: Delivery) {
+    private func admit(_ enrollment: Enrollment<State>, state: UnsafeMutablePointer<State>, delivery: Delivery) {
         let candidate = enrollment.key.flatMap { groupByKey[$0] }
-        let admission = enrollment.admit(state, address, candidate)
+        let address = UnsafeRawPointer(state)
+        let admission = enrollment.admit(&state.pointee, address, candidate)
         let group = admission.group
         if let evaluator = admission.evaluator {
             group.evaluationIndex = evaluation.count
@@ -55,7 +58,7 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
         }
         group.appendMember(enrollment.id)
         groupByMember[enrollment.id] = group
-        enrollment.fireInstantly?(state, address, delivery)
+        enrollment.fireInstantly?(&state.pointee, address, delivery)
     }
 
     /// Removes a member; returns whether it was registered.
@@ -113,19 +116,20 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     ///
     /// - Complexity: One selector read and one comparison per group (not per member), plus the
     ///   callbacks that fire.
-    func consume(_ state: State, delivery: Delivery) {
-        withUnsafePointer(to: state) { address in
-            consume(state, at: UnsafeRawPointer(address), delivery: delivery)
+    func consume(_ state: inout State, delivery: Delivery) {
+        withUnsafeMutablePointer(to: &state) { state in
+            consume(state, delivery: delivery)
         }
     }
 
-    private func consume(_ state: State, at address: UnsafeRawPointer, delivery: Delivery) {
+    private func consume(_ state: UnsafeMutablePointer<State>, delivery: Delivery) {
+        let address = UnsafeRawPointer(state)
         // Local copies of the lists: a selector that misbehaves (adds or removes consumers) only
         // changes the engine's copies.
         let evaluators = evaluators
         let groups = evaluation
         evaluators.withUnsafeBufferPointer { evaluators in
-            for index in evaluators.indices where evaluators[index].evaluate(state, address) {
+            for index in evaluators.indices where evaluators[index].evaluate(&state.pointee, address) {
                 fired.append(groups[index])
             }
         }
@@ -139,7 +143,7 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
             let admitted = waiting
             waiting.removeAll()
             for member in admitted {
-                admit(member.enrollment, state: state, address: address, delivery: delivery)
+                admit(member.enrollment, state: state, delivery: delivery)
             }
         }
     }
@@ -196,7 +200,7 @@ struct Enrollment<State> {
     let key: AnyKeyPath?
     /// Appends the member's callback to `candidate` (a group with the same key) when the member
     /// can join it and fire exactly as it would alone, or to a new group; says which.
-    let admit: (_ state: State, _ address: UnsafeRawPointer, _ candidate: MemberGroup?) -> Admission<State>
+    let admit: (_ state: inout State, _ address: UnsafeRawPointer, _ candidate: MemberGroup?) -> Admission<State>
     /// The `instantly` call, if asked for.
-    let fireInstantly: ((_ state: State, _ address: UnsafeRawPointer, _ delivery: Delivery) -> Void)?
+    let fireInstantly: ((_ state: inout State, _ address: UnsafeRawPointer, _ delivery: Delivery) -> Void)?
 }

@@ -126,10 +126,11 @@ final class MemberGroup {
 /// struct rather than a bare closure so an array holds it without a reabstraction thunk.
 @usableFromInline
 struct Evaluator<State> {
-    @usableFromInline let evaluate: (_ state: State, _ address: UnsafeRawPointer) -> Bool
+    /// `inout` only to keep the state in memory (see ``Selection/read(_:at:)``); never written.
+    @usableFromInline let evaluate: (_ state: inout State, _ address: UnsafeRawPointer) -> Bool
 
     @inlinable
-    init(_ evaluate: @escaping (State, UnsafeRawPointer) -> Bool) {
+    init(_ evaluate: @escaping (inout State, UnsafeRawPointer) -> Bool) {
         self.evaluate = evaluate
     }
 }

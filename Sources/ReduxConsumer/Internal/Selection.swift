@@ -29,9 +29,12 @@ enum Selection<State, Value> {
     ///
     /// Both are given because each is free where the other is not: a stored property is one load
     /// from the address, while a closure must get the state itself (turning the address back into
-    /// an argument, `address.pointee`, would copy the whole state before every call).
+    /// an argument, `address.pointee`, would copy the whole state before every call). The state is
+    /// `inout`, never written, because `inout` is always passed by address: compiled for a
+    /// concrete `State`, a borrowed parameter would be loaded into registers and stored back to
+    /// memory (two copies of the whole state) around every selector call.
     @inlinable
-    func read(_ state: State, at address: UnsafeRawPointer) -> Value {
+    func read(_ state: inout State, at address: UnsafeRawPointer) -> Value {
         switch self {
         case .offset(let offset): return address.load(fromByteOffset: offset, as: Value.self)
         case .keyPath(let keyPath): return state[keyPath: keyPath]

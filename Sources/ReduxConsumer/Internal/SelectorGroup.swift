@@ -38,7 +38,7 @@ final class SelectorGroup<State: Sendable, Value: Sendable>: @unchecked Sendable
 
     /// Wraps this group for the engine, with `evaluate` as its per-state check.
     @inlinable
-    func admission(key: AnyKeyPath?, evaluate: @escaping (State, UnsafeRawPointer) -> Bool) -> Admission<State> {
+    func admission(key: AnyKeyPath?, evaluate: @escaping (inout State, UnsafeRawPointer) -> Bool) -> Admission<State> {
         let group = MemberGroup(
             key: key,
             typed: self,
@@ -76,9 +76,16 @@ extension SelectorGroup where Value: Equatable {
                 let value = address.load(fromByteOffset: offset, as: Value.self)
                 return value == group.last ? false : group.advance(to: value)
             }
-        case .keyPath, .closure:
-            return group.admission(key: key) { [group] state, address in
-                let value = selection.read(state, at: address)
+        case .closure(let select):
+            // The selector captured on its own: taking it out of `selection` on every call would
+            // retain and release it each time.
+            return group.admission(key: key) { [group] state, _ in
+                let value = select(state)
+                return value == group.last ? false : group.advance(to: value)
+            }
+        case .keyPath(let keyPath):
+            return group.admission(key: key) { [group] state, _ in
+                let value = state[keyPath: keyPath]
                 return value == group.last ? false : group.advance(to: value)
             }
         }
@@ -97,11 +104,11 @@ extension SelectorGroup {
         let group = SelectorGroup(baseline: baseline, callback: callback)
         guard let isEqual else {
             return group.admission(key: nil) { [group] state, address in
-                group.advance(to: selection.read(state, at: address))
+                group.advance(to: selection.read(&state, at: address))
             }
         }
         return group.admission(key: nil) { [group] state, address in
-            let value = selection.read(state, at: address)
+            let value = selection.read(&state, at: address)
             return isEqual(group.last, value) ? false : group.advance(to: value)
         }
     }

@@ -200,11 +200,20 @@ public final class Store<State: Sendable>: Sendable {
         // action starts from. Copy it only when a closure subscriber asks for it.
         if observers.value.oldStateReaders > 0 {
             let old = core.withLock { $0.state }
+            // `let`s: a closure subscriber then gets the store's copies as they are.
             let new = reduceAndCopy(action)
-            notify(old: old, new: new)
+            forEachObserver { observer in
+                if observer.isConsumer {
+                    consumer(observer).consume(newState: new)
+                } else {
+                    subscriber(observer).callback(old, new)
+                }
+            }
         } else {
-            let new = reduceAndCopy(action)
-            notify(old: new, new: new)
+            // Consumers only: `new` is `inout` so they get it by address, without a copy; nothing
+            // writes it.
+            var new = reduceAndCopy(action)
+            forEachObserver { observer in consumer(observer).consume(state: &new) }
         }
     }
 
@@ -231,22 +240,28 @@ public final class Store<State: Sendable>: Sendable {
         }
     }
 
-    /// Calls every observer; `old` is `new` when no closure subscriber needs it.
-    private func notify(old: State, new: State) {
+    /// Calls `body` with every observer, in the order they subscribed.
+    private func forEachObserver(_ body: (StoreObserver) -> Void) {
         observers.value.slots.iterationDepth += 1
         let end = observers.value.slots.slotCount
         for slot in 0..<end {
             // Read the slot afresh each time: a callback may have cancelled a later subscriber.
-            guard let observer = observers.value.slots[slot: slot] else { continue }
-            // `unsafeDowncast`: `register` stored exactly these types; a checked cast would cost a
-            // runtime call per observer and per action.
-            if observer.isConsumer {
-                unsafeDowncast(observer.target, to: StateConsumer<State>.self).consume(newState: new)
-            } else {
-                unsafeDowncast(observer.target, to: Subscriber<State>.self).callback(old, new)
+            if let observer = observers.value.slots[slot: slot] {
+                body(observer)
             }
         }
         observers.value.slots.iterationDepth -= 1
         observers.value.slots.compactIfWorthIt()
+    }
+
+    // `unsafeDowncast` in the two functions below: `register` stored exactly these types, and a
+    // checked cast would cost a runtime call per observer and per action.
+
+    private func consumer(_ observer: StoreObserver) -> StateConsumer<State> {
+        unsafeDowncast(observer.target, to: StateConsumer<State>.self)
+    }
+
+    private func subscriber(_ observer: StoreObserver) -> Subscriber<State> {
+        unsafeDowncast(observer.target, to: Subscriber<State>.self)
     }
 }
