@@ -62,7 +62,9 @@ struct NaiveConsumerSet {
     }
 
     /// A consumer that compares what `selector` computes from both states.
-    mutating func add<Value: Equatable>(_ selector: @escaping (BenchState) -> Value, _ callback: @escaping (Value, Value) -> Void) {
+    mutating func add<Value: Equatable>(
+        _ selector: @escaping (BenchState) -> Value, _ callback: @escaping (Value, Value) -> Void
+    ) {
         consumers.append { old, new in
             let oldValue = selector(old)
             let newValue = selector(new)

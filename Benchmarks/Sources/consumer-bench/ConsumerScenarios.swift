@@ -68,7 +68,9 @@ func selectiveKeyPaths(_ sizes: Sizes) -> (report: Report, nsPerOp: Double) {
         title: "selective, \(sizes.consumers) key-path consumers",
         nsPerOp: timings[0].median,
         minNsPerOp: timings[0].min,
-        ratios: [("vs_floor", timings[0].median / timings[1].median), ("vs_naive", timings[0].median / timings[2].median)],
+        ratios: [
+            ("vs_floor", timings[0].median / timings[1].median), ("vs_naive", timings[0].median / timings[2].median),
+        ],
         figures: [("floor_ns_per_op", timings[1].median), ("naive_ns_per_op", timings[2].median)],
         target: "≤ 1.0× floor, ≤ 1/30 naive",
         failure: failure
@@ -84,7 +86,9 @@ func selectiveClosures(_ sizes: Sizes) -> Report {
         title: "selective, \(sizes.consumers) closure consumers",
         nsPerOp: timings[0].median,
         minNsPerOp: timings[0].min,
-        ratios: [("vs_floor", timings[0].median / timings[1].median), ("vs_naive", timings[0].median / timings[2].median)],
+        ratios: [
+            ("vs_floor", timings[0].median / timings[1].median), ("vs_naive", timings[0].median / timings[2].median),
+        ],
         figures: [("floor_ns_per_op", timings[1].median), ("naive_ns_per_op", timings[2].median)],
         target: "≤ 1.5× floor",
         failure: failure
@@ -96,7 +100,9 @@ func largeState(_ sizes: Sizes, selectiveNsPerOp: Double?) -> Report {
     var state = BenchState()
     state.samples = Array(0..<sizes.s5Samples)
     let (timings, failure) = selective(sizes, state: state, selector: .keyPath, dispatches: sizes.s3Dispatches)
-    var ratios = [("vs_floor", timings[0].median / timings[1].median), ("vs_naive", timings[0].median / timings[2].median)]
+    var ratios = [
+        ("vs_floor", timings[0].median / timings[1].median), ("vs_naive", timings[0].median / timings[2].median),
+    ]
     if let selectiveNsPerOp { ratios.insert(("vs_S3", timings[0].median / selectiveNsPerOp), at: 0) }
     return Report(
         scenario: "S5",

@@ -84,7 +84,9 @@ func fanOut(_ sizes: Sizes) -> Report {
         nsPerOp: timings[0].median,
         minNsPerOp: timings[0].min,
         ratios: [("vs_floor", timings[0].median / timings[1].median)],
-        figures: [("floor_ns_per_op", timings[1].median), ("ns_per_callback", timings[0].median / Double(subscribers))],
+        figures: [
+            ("floor_ns_per_op", timings[1].median), ("ns_per_callback", timings[0].median / Double(subscribers)),
+        ],
         target: "≤ 1.5× floor"
     )
     if sink.calls != dispatched * subscribers || sink.checksum != floorSink.checksum {

@@ -12,11 +12,15 @@ func residentBytes() -> Int? {
         defer { fclose(file) }
         var size = 0
         var resident = 0
-        guard withUnsafeMutablePointer(to: &size, { sizePointer in
-            withUnsafeMutablePointer(to: &resident) { residentPointer in
-                withVaList([sizePointer, residentPointer]) { vfscanf(file, "%ld %ld", $0) }
-            }
-        }) == 2 else { return nil }
+        guard
+            withUnsafeMutablePointer(
+                to: &size,
+                { sizePointer in
+                    withUnsafeMutablePointer(to: &resident) { residentPointer in
+                        withVaList([sizePointer, residentPointer]) { vfscanf(file, "%ld %ld", $0) }
+                    }
+                }) == 2
+        else { return nil }
         return resident * sysconf(Int32(_SC_PAGESIZE))
     #else
         return nil

@@ -134,7 +134,9 @@ extension StateConsumer {
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(Selection(keyPath), isEqual: options.contains(.pulse) ? nil : isEqual, options: options, callback: .change(callback))
+        register(
+            Selection(keyPath), isEqual: options.contains(.pulse) ? nil : isEqual, options: options,
+            callback: .change(callback))
     }
 
     /// Calls `callback` whenever the value `selector` computes changes according to `isEqual`.
@@ -154,7 +156,9 @@ extension StateConsumer {
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(.closure(selector), isEqual: options.contains(.pulse) ? nil : isEqual, options: options, callback: .change(callback))
+        register(
+            .closure(selector), isEqual: options.contains(.pulse) ? nil : isEqual, options: options,
+            callback: .change(callback))
     }
 }
 

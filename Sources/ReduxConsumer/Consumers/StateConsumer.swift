@@ -132,7 +132,9 @@ public final class StateConsumer<State: Sendable>: Sendable {
             id: id,
             key: key,
             admit: admit,
-            fireInstantly: fireInstantly.map { fire in { state, address, delivery in fire(&state, address, delivery, id) } }
+            fireInstantly: fireInstantly.map { fire in
+                { state, address, delivery in fire(&state, address, delivery, id) }
+            }
         )
         let engine = engine
         let delivery = delivery

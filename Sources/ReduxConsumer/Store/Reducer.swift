@@ -26,13 +26,14 @@ public struct Reducer<State>: Sendable {
         self.reduce = reduce
     }
 
+    // `@inlinable`: every dispatch runs this cast. Compiled in the caller's module, where `A` is
+    // concrete, it costs a fraction of the unspecialised version (which builds `Optional<A>`
+    // metadata at run time on every call).
+
     /// Creates a reducer for one concrete action type; actions of any other type leave the state
     /// untouched.
     ///
     /// - Parameter reduce: Changes the state in place for an action of type `A`.
-    // `@inlinable`: every dispatch runs this cast. Compiled in the caller's module, where `A` is
-    // concrete, it costs a fraction of the unspecialised version (which builds `Optional<A>`
-    // metadata at run time on every call).
     @inlinable
     public init<A: Action>(_ reduce: @escaping @Sendable (_ state: inout State, _ action: A) -> Void) {
         self.reduce = { state, action in
