@@ -175,14 +175,15 @@ extension StateConsumer {
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
-        register(Selection(keyPath), key: keyPath, options: options, callback: callback)
+        let selection = Selection(keyPath)
+        return register(selection, key: GroupKey(selection, keyPath: keyPath), options: options, callback: callback)
     }
 
     /// Registers a consumer compared with `==`; `key` (a key path) lets it share a group.
     @inlinable
     func register<Value: Equatable & Sendable>(
         _ selection: Selection<State, Value>,
-        key: AnyKeyPath?,
+        key: GroupKey?,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
@@ -190,18 +191,21 @@ extension StateConsumer {
             return register(selection, isEqual: nil, options: options, callback: callback)
         }
         return enroll(
-            key: key,
-            admit: { state, address, candidate in
-                let value = selection.read(&state, at: address)
-                // Join only a group whose last value is this member's starting value: the member
-                // then fires exactly as it would alone.
-                if let candidate, let group = candidate.typed as? SelectorGroup<State, Value>, group.last == value {
-                    group.callbacks.append(callback)
-                    return Admission(group: candidate, evaluator: nil)
-                }
-                return SelectorGroup.equatable(selection, key: key, baseline: value, callback: callback)
-            },
-            fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+            Enrollment(
+                id: reserveID(),
+                key: key,
+                admit: { state, address, candidate in
+                    let value = selection.read(&state, at: address)
+                    // Join only a group whose last value is this member's starting value: the member
+                    // then fires exactly as it would alone.
+                    if let candidate, let group = candidate.typed as? SelectorGroup<State, Value>, group.last == value {
+                        group.callbacks.append(callback)
+                        return Admission(group: candidate, evaluator: nil)
+                    }
+                    return SelectorGroup.equatable(selection, key: key, baseline: value, callback: callback)
+                },
+                fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+            )
         )
     }
 
@@ -215,16 +219,19 @@ extension StateConsumer {
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
         enroll(
-            key: nil,
-            admit: { state, address, _ in
-                SelectorGroup.custom(
-                    selection,
-                    isEqual: isEqual,
-                    baseline: selection.read(&state, at: address),
-                    callback: callback
-                )
-            },
-            fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+            Enrollment(
+                id: reserveID(),
+                key: nil,
+                admit: { state, address, _ in
+                    SelectorGroup.custom(
+                        selection,
+                        isEqual: isEqual,
+                        baseline: selection.read(&state, at: address),
+                        callback: callback
+                    )
+                },
+                fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+            )
         )
     }
 

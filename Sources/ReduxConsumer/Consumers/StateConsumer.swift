@@ -115,27 +115,21 @@ public final class StateConsumer<State: Sendable>: Sendable {
         drain.perform(job, queueing: { job })
     }
 
-    /// Registers one member: every public `add` ends here, through the `@inlinable` helpers in
-    /// `StateConsumer+Add.swift` that build `admit` for the concrete value type.
+    /// A new member identifier, counted as live from now on.
     @usableFromInline
-    func enroll(
-        key: AnyKeyPath?,
-        admit: @escaping (inout State, UnsafeRawPointer, MemberGroup?) -> Admission<State>,
-        fireInstantly: ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
-    ) -> ConsumerToken {
-        let id = counters.withLock { counters in
+    func reserveID() -> UInt64 {
+        counters.withLock { counters in
             counters.nextID += 1
             counters.count += 1
             return counters.nextID
         }
-        let enrollment = Enrollment(
-            id: id,
-            key: key,
-            admit: admit,
-            fireInstantly: fireInstantly.map { fire in
-                { state, address, delivery in fire(&state, address, delivery, id) }
-            }
-        )
+    }
+
+    /// Registers one member: every public `add` ends here, through the `@inlinable` helpers in
+    /// `StateConsumer+Add.swift`, which build the enrollment (and everything in it typed by the
+    /// selected value) in the caller's module.
+    @usableFromInline
+    func enroll(_ enrollment: Enrollment<State>) -> ConsumerToken {
         let engine = engine
         let delivery = delivery
         drain.perform({ engine.add(enrollment, delivery: delivery) }) {
@@ -143,7 +137,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
             let enrollment = UncheckedSendable(enrollment)
             return { engine.add(enrollment.value, delivery: delivery) }
         }
-        return ConsumerToken(id: id, owner: ObjectIdentifier(self), remove: removeByID)
+        return ConsumerToken(id: enrollment.id, owner: ObjectIdentifier(self), remove: removeByID)
     }
 
     /// Makes `source` the place to read the current state when a consumer is added.

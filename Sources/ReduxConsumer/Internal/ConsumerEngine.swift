@@ -17,7 +17,7 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) private var evaluation: [MemberGroup] = []
     /// Each group's `evaluate`, parallel to `evaluation`: the pass walks this dense array only.
     @exclusivity(unchecked) private var evaluators: [Evaluator<State>] = []
-    @exclusivity(unchecked) private var groupByKey: [AnyKeyPath: MemberGroup] = [:]
+    @exclusivity(unchecked) private var groupByKey: [GroupKey: MemberGroup] = [:]
     /// The group of every admitted member: one hash entry per member is the only per-member cost
     /// outside the group itself.
     @exclusivity(unchecked) private var groupByMember: [UInt64: MemberGroup] = [:]
@@ -34,11 +34,13 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     /// Adds a member, starting from the source's current state, or from the next consumed state
     /// when there is no source.
     func add(_ enrollment: Enrollment<State>, delivery: Delivery) {
-        if var state = source?.read() {
-            withUnsafeMutablePointer(to: &state) { address in
-                admit(enrollment, state: address, delivery: delivery)
-            }
-        } else {
+        let isAdmitted =
+            source?.read { state in
+                withUnsafeMutablePointer(to: &state) { address in
+                    admit(enrollment, state: address, delivery: delivery)
+                }
+            } ?? false
+        if !isAdmitted {
             waiting.append(Waiting(enrollment: enrollment))
         }
     }
@@ -58,7 +60,7 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
         }
         group.appendMember(enrollment.id)
         groupByMember[enrollment.id] = group
-        enrollment.fireInstantly?(&state.pointee, address, delivery)
+        enrollment.fireInstantly?(&state.pointee, address, delivery, enrollment.id)
     }
 
     /// Removes a member; returns whether it was registered.
@@ -195,12 +197,26 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
 /// `@inlinable`, so everything typed by the selected value is compiled in the caller's module.
 @usableFromInline
 struct Enrollment<State> {
-    let id: UInt64
+    @usableFromInline let id: UInt64
     /// The grouping key, or `nil` for a member that never shares its group.
-    let key: AnyKeyPath?
+    @usableFromInline let key: GroupKey?
     /// Appends the member's callback to `candidate` (a group with the same key) when the member
     /// can join it and fire exactly as it would alone, or to a new group; says which.
-    let admit: (_ state: inout State, _ address: UnsafeRawPointer, _ candidate: MemberGroup?) -> Admission<State>
-    /// The `instantly` call, if asked for.
-    let fireInstantly: ((_ state: inout State, _ address: UnsafeRawPointer, _ delivery: Delivery) -> Void)?
+    @usableFromInline let admit:
+        (_ state: inout State, _ address: UnsafeRawPointer, _ candidate: MemberGroup?) -> Admission<State>
+    /// The `instantly` call, if asked for; the last argument is the member's identifier.
+    @usableFromInline let fireInstantly: ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
+
+    @inlinable
+    init(
+        id: UInt64,
+        key: GroupKey?,
+        admit: @escaping (inout State, UnsafeRawPointer, MemberGroup?) -> Admission<State>,
+        fireInstantly: ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
+    ) {
+        self.id = id
+        self.key = key
+        self.admit = admit
+        self.fireInstantly = fireInstantly
+    }
 }

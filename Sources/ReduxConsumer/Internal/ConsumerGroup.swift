@@ -17,7 +17,7 @@ final class MemberGroup {
     }
 
     /// The key path the members share, or `nil` for a group that no other consumer may join.
-    let key: AnyKeyPath?
+    let key: GroupKey?
     /// The typed half, a `SelectorGroup<State, Value>`, for members joining the group.
     @usableFromInline let typed: AnyObject
     /// Calls the member in a slot with the values `evaluate` recorded.
@@ -42,7 +42,7 @@ final class MemberGroup {
 
     @usableFromInline
     init(
-        key: AnyKeyPath?,
+        key: GroupKey?,
         typed: AnyObject,
         deliver: @escaping (Int, UnsafeRawPointer, Delivery, UInt64) -> Void,
         edit: @escaping (Edit) -> Void

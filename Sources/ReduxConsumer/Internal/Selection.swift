@@ -43,6 +43,26 @@ enum Selection<State, Value> {
     }
 }
 
+/// What consumers that may share a group have in common: the same stored property (same offset,
+/// same type: the same bytes read the same way) or else the same key path.
+///
+/// An offset and a type hash in a few instructions; hashing a key path walks its components, the
+/// largest single cost of adding a consumer.
+@usableFromInline
+enum GroupKey: Hashable {
+    case offset(Int, type: ObjectIdentifier)
+    case keyPath(AnyKeyPath)
+
+    @inlinable
+    init<State, Value>(_ selection: Selection<State, Value>, keyPath: AnyKeyPath) {
+        if case .offset(let offset) = selection {
+            self = .offset(offset, type: ObjectIdentifier(Value.self))
+        } else {
+            self = .keyPath(keyPath)
+        }
+    }
+}
+
 /// The three callback shapes of `StateConsumer.add`, stored as they were given: wrapping them in
 /// one closure shape would allocate a context per consumer.
 @usableFromInline

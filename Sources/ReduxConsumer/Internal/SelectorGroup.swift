@@ -38,7 +38,7 @@ final class SelectorGroup<State: Sendable, Value: Sendable>: @unchecked Sendable
 
     /// Wraps this group for the engine, with `evaluate` as its per-state check.
     @inlinable
-    func admission(key: AnyKeyPath?, evaluate: @escaping (inout State, UnsafeRawPointer) -> Bool) -> Admission<State> {
+    func admission(key: GroupKey?, evaluate: @escaping (inout State, UnsafeRawPointer) -> Bool) -> Admission<State> {
         let group = MemberGroup(
             key: key,
             typed: self,
@@ -63,7 +63,7 @@ extension SelectorGroup where Value: Equatable {
     @inlinable
     static func equatable(
         _ selection: Selection<State, Value>,
-        key: AnyKeyPath?,
+        key: GroupKey?,
         baseline: Value,
         callback: ConsumerCallback<State, Value>
     ) -> Admission<State> {

@@ -130,7 +130,14 @@ public final class Store<State: Sendable>: Sendable {
         return register(
             StoreObserver(target: consumer, isConsumer: true, detach: { consumer.detach(sourceID: id) }),
             attach: { [self] in
-                consumer.attach(source: StateSource(id: id) { [weak self] in self?.state })
+                consumer.attach(
+                    source: StateSource(id: id) { [weak self] body in
+                        guard let self else { return false }
+                        var state = self.state
+                        body(&state)
+                        return true
+                    }
+                )
                 consumer.consume(newState: core.withLock { $0.state })
             }
         )
