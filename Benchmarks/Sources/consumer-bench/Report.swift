@@ -16,10 +16,8 @@ struct Report {
 
     var jsonLine: String {
         var fields = ["\"scenario\": \(quoted(scenario))", "\"title\": \(quoted(title))"]
-        if nsPerOp.isFinite {
-            fields.append("\"ns_per_op\": \(number(nsPerOp))")
-            fields.append("\"min_ns_per_op\": \(number(minNsPerOp))")
-        }
+        if nsPerOp.isFinite { fields.append("\"ns_per_op\": \(number(nsPerOp))") }
+        if minNsPerOp.isFinite { fields.append("\"min_ns_per_op\": \(number(minNsPerOp))") }
         for (key, value) in ratios + figures where value.isFinite {
             fields.append("\(quoted(key)): \(number(value))")
         }

@@ -55,12 +55,12 @@ run("M2", "memory per consumer, large state") {
     return memoryPerConsumer(sizes, scenario: "M2", title: "memory, large state", state: state)
 }
 
-if !options.isJSON {
-    print(Table.render(reports))
-}
-let failures = reports.filter { $0.failure != nil }
 if reports.isEmpty {
     printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")
     exit(2)
 }
+if !options.isJSON {
+    print(Table.render(reports))
+}
+let failures = reports.filter { $0.failure != nil }
 exit(failures.isEmpty ? 0 : 1)
