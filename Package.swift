@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "ReduxConsumer", targets: ["ReduxConsumer"]),
         .executable(name: "consumer-demo", targets: ["consumer-demo"]),
+        .executable(name: "consumer-bench", targets: ["consumer-bench"]),
     ],
     targets: [
         .target(
@@ -28,6 +29,12 @@ let package = Package(
             name: "consumer-demo",
             dependencies: ["ConsumerDemoKit"],
             path: "Example/Sources/consumer-demo",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "consumer-bench",
+            dependencies: ["ReduxConsumer"],
+            path: "Benchmarks/Sources/consumer-bench",
             swiftSettings: strictSettings
         ),
         .testTarget(

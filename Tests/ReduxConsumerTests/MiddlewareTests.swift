@@ -97,7 +97,9 @@ struct MiddlewareTests {
         }
         do {
             let store = makeStore(AppState(counter: 3), middleware: [capture])
-            #expect(getter.withLock { $0 }?()?.counter == 3)
+            withExtendedLifetime(store) {
+                #expect(getter.withLock { $0 }?()?.counter == 3)
+            }
         }
         #expect(getter.withLock { $0 }?() == nil)
     }

@@ -12,17 +12,14 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the last value seen and the new one.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Equatable & Sendable>(
         _ keyPath: any KeyPath<State, Value> & Sendable,
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(groupKey: keyPath, select: { $0[keyPath: keyPath] }, isEqual: { $0 == $1 }, options: options) {
-            old,
-            new,
-            _ in callback(old, new)
-        }
+        register(keyPath, options: options, callback: .change(callback))
     }
 
     /// Calls `callback` with the new value whenever the value at `keyPath` changes.
@@ -32,17 +29,14 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the new value.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Equatable & Sendable>(
         _ keyPath: any KeyPath<State, Value> & Sendable,
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ new: Value) -> Void
     ) -> ConsumerToken {
-        register(groupKey: keyPath, select: { $0[keyPath: keyPath] }, isEqual: { $0 == $1 }, options: options) {
-            _,
-            new,
-            _ in callback(new)
-        }
+        register(keyPath, options: options, callback: .value(callback))
     }
 
     /// Calls `callback` with the old value, the new value and the whole new state whenever the
@@ -53,19 +47,14 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the last value seen, the new one and the new state.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Equatable & Sendable>(
         _ keyPath: any KeyPath<State, Value> & Sendable,
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value, _ state: State) -> Void
     ) -> ConsumerToken {
-        register(
-            groupKey: keyPath,
-            select: { $0[keyPath: keyPath] },
-            isEqual: { $0 == $1 },
-            options: options,
-            callback: callback
-        )
+        register(keyPath, options: options, callback: .changeInState(callback))
     }
 
     /// Calls `callback` with the old and the new value whenever the value `selector` computes
@@ -82,15 +71,14 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the last value seen and the new one.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Equatable & Sendable>(
         _ selector: @escaping @Sendable (State) -> Value,
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(groupKey: nil, select: selector, isEqual: { $0 == $1 }, options: options) { old, new, _ in
-            callback(old, new)
-        }
+        register(.closure(selector), key: nil, options: options, callback: .change(callback))
     }
 
     /// Calls `callback` with the new value whenever the value `selector` computes changes.
@@ -100,15 +88,14 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the new value.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Equatable & Sendable>(
         _ selector: @escaping @Sendable (State) -> Value,
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ new: Value) -> Void
     ) -> ConsumerToken {
-        register(groupKey: nil, select: selector, isEqual: { $0 == $1 }, options: options) { _, new, _ in
-            callback(new)
-        }
+        register(.closure(selector), key: nil, options: options, callback: .value(callback))
     }
 
     /// Calls `callback` with the old value, the new value and the whole new state whenever the
@@ -119,13 +106,14 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the last value seen, the new one and the new state.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Equatable & Sendable>(
         _ selector: @escaping @Sendable (State) -> Value,
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value, _ state: State) -> Void
     ) -> ConsumerToken {
-        register(groupKey: nil, select: selector, isEqual: { $0 == $1 }, options: options, callback: callback)
+        register(.closure(selector), key: nil, options: options, callback: .changeInState(callback))
     }
 
     /// Calls `callback` whenever the value at `keyPath` changes according to `isEqual` (the seed's
@@ -138,6 +126,7 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the last value seen and the new one.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Sendable>(
         _ keyPath: any KeyPath<State, Value> & Sendable,
@@ -145,11 +134,9 @@ extension StateConsumer {
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(groupKey: nil, select: { $0[keyPath: keyPath] }, isEqual: isEqual, options: options) {
-            old,
-            new,
-            _ in callback(old, new)
-        }
+        register(
+            Selection(keyPath), isEqual: options.contains(.pulse) ? nil : isEqual, options: options,
+            callback: .change(callback))
     }
 
     /// Calls `callback` whenever the value `selector` computes changes according to `isEqual`.
@@ -161,6 +148,7 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the last value seen and the new one.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Value: Sendable>(
         _ selector: @escaping @Sendable (State) -> Value,
@@ -168,8 +156,115 @@ extension StateConsumer {
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(groupKey: nil, select: selector, isEqual: isEqual, options: options) { old, new, _ in
-            callback(old, new)
+        register(
+            .closure(selector), isEqual: options.contains(.pulse) ? nil : isEqual, options: options,
+            callback: .change(callback))
+    }
+}
+
+extension StateConsumer {
+    // The registration helpers below are `@inlinable`, like the public `add` methods, so the
+    // closures they build (read, compare, call) are compiled in the caller's module for its
+    // concrete `State` and `Value`; the engine then runs specialised code for every group without
+    // being generic over the value itself.
+
+    /// Registers a key-path consumer: grouped with the others on the same key path.
+    @inlinable
+    func register<Value: Equatable & Sendable>(
+        _ keyPath: any KeyPath<State, Value> & Sendable,
+        options: ConsumeOptions,
+        callback: ConsumerCallback<State, Value>
+    ) -> ConsumerToken {
+        let selection = Selection(keyPath)
+        return register(selection, key: GroupKey(selection, keyPath: keyPath), options: options, callback: callback)
+    }
+
+    /// Registers a consumer compared with `==`; `key` (a key path) lets it share a group.
+    @inlinable
+    func register<Value: Equatable & Sendable>(
+        _ selection: Selection<State, Value>,
+        key: GroupKey?,
+        options: ConsumeOptions,
+        callback: ConsumerCallback<State, Value>
+    ) -> ConsumerToken {
+        guard !options.contains(.pulse) else {
+            return register(selection, isEqual: nil, options: options, callback: callback)
         }
+        return enroll(
+            Enrollment(
+                id: reserveID(),
+                key: key,
+                admit: { state, address, candidate in
+                    let value = selection.read(&state, at: address)
+                    // Join only a group whose last value is this member's starting value: the member
+                    // then fires exactly as it would alone.
+                    if let candidate, let group = candidate.typed as? SelectorGroup<State, Value>, group.last == value {
+                        group.callbacks.append(callback)
+                        return Admission(group: candidate, evaluator: nil)
+                    }
+                    return SelectorGroup.equatable(selection, key: key, baseline: value, callback: callback)
+                },
+                fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+            )
+        )
+    }
+
+    /// Registers a consumer compared with `isEqual`, or (`nil`) fired for every state; such a
+    /// consumer never shares its group.
+    @inlinable
+    func register<Value: Sendable>(
+        _ selection: Selection<State, Value>,
+        isEqual: (@Sendable (Value, Value) -> Bool)?,
+        options: ConsumeOptions,
+        callback: ConsumerCallback<State, Value>
+    ) -> ConsumerToken {
+        enroll(
+            Enrollment(
+                id: reserveID(),
+                key: nil,
+                admit: { state, address, _ in
+                    SelectorGroup.custom(
+                        selection,
+                        isEqual: isEqual,
+                        baseline: selection.read(&state, at: address),
+                        callback: callback
+                    )
+                },
+                fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+            )
+        )
+    }
+
+    /// The call made at admission for ``ConsumeOptions/instantly``, with `old == new`.
+    @inlinable
+    static func instantCall<Value: Sendable>(
+        _ selection: Selection<State, Value>,
+        options: ConsumeOptions,
+        callback: ConsumerCallback<State, Value>
+    ) -> ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)? {
+        guard options.contains(.instantly) else { return nil }
+        return { state, address, delivery, member in
+            let value = selection.read(&state, at: address)
+            callback.deliver(old: value, new: value, state: address, via: delivery, member: member)
+        }
+    }
+
+    /// Registers one consumer from a closure selector with an optional equality, calling back with
+    /// the old value, the new value and the state: the general form other features build on.
+    /// `groupKey` is accepted for source compatibility; such consumers are not grouped (grouping
+    /// needs the `Equatable` path above, which compares with `==`).
+    func register<Value: Sendable>(
+        groupKey: (any AnyKeyPath & Sendable)?,
+        select: @escaping @Sendable (State) -> Value,
+        isEqual: (@Sendable (Value, Value) -> Bool)?,
+        options: ConsumeOptions,
+        callback: @escaping @Sendable (_ old: Value, _ new: Value, _ state: State) -> Void
+    ) -> ConsumerToken {
+        register(
+            .closure(select),
+            isEqual: options.contains(.pulse) ? nil : isEqual,
+            options: options,
+            callback: .changeInState(callback)
+        )
     }
 }

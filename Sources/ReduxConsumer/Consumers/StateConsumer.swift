@@ -35,14 +35,12 @@ import Dispatch
 /// next state. The consumer keeps the selected values only, never a copy of the state; consumers
 /// on the same key path share one read and one comparison per state.
 public final class StateConsumer<State: Sendable>: Sendable {
-    private let drain = Drain<State>(level: .consumer)
+    private let drain = Drain(level: .consumer)
     private let engine = ConsumerEngine<State>()
-    private let counters = Lock(Counters())
-
-    private struct Counters {
-        var nextID: UInt64 = 0
-        var count = 0
-    }
+    private let counters = Lock(ConsumerCounters())
+    private let delivery: Delivery
+    /// Shared by every token this consumer hands out: one closure per consumer, not one per token.
+    private let removeByID: @Sendable (UInt64) -> Void
 
     /// Creates a consumer.
     ///
@@ -50,19 +48,26 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///   thread that feeds the state, before `dispatch` returns; a queue such as `.main` calls them
     ///   asynchronously there, in order, as ReSwift-Consumer did.
     public init(deliveringOn queue: DispatchQueue? = nil) {
-        if let queue {
-            let drain = drain
-            let engine = engine
-            // A queued call runs as a job of this consumer's drain, so it is ordered with passes and
-            // removals, and is dropped if its consumer was removed after the call was queued.
-            engine.delivery = .queue(queue) { member, call in
-                drain.perform(
-                    {
-                        if engine.contains(member) { call() }
-                    },
-                    process: { engine.consume($0, delivery: engine.delivery) }
-                )
+        let drain = drain
+        let engine = engine
+        let counters = counters
+        removeByID = { id in
+            drain.perform({ Self.remove(id, from: engine, counters: counters) }) {
+                { Self.remove(id, from: engine, counters: counters) }
             }
+        }
+        if let queue {
+            delivery = .queue(queue) { member, call in
+                // Ask the drain whether the consumer is still there (ordered with passes and
+                // removals), then call on this queue's thread: a job of the drain may run on
+                // whichever thread is draining it, never the place for a queued callback.
+                let isPresent = Lock(false)
+                let check: @Sendable () -> Void = { isPresent.withLock { $0 = engine.contains(member) } }
+                drain.perform(check, queueing: { check })
+                if isPresent.withLock({ $0 }) { call() }
+            }
+        } else {
+            delivery = .inline
         }
     }
 
@@ -78,7 +83,22 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///
     /// - Parameter newState: The new state.
     public func consume(newState: State) {
-        drain.submit(newState, process: process)
+        var state = newState
+        consume(state: &state)
+    }
+
+    /// Consumes `state` without copying it; `inout` only to keep it in memory, never written.
+    func consume(state: inout State) {
+        let engine = engine
+        let delivery = delivery
+        drain.submit({ engine.consume(&state, delivery: delivery) }) {
+            // Only when the pass cannot run now: the job keeps its own copy of the state.
+            let copy = state
+            return {
+                var state = copy
+                engine.consume(&state, delivery: delivery)
+            }
+        }
     }
 
     /// Removes the consumer `token` names; it is not called again, even later in a pass that is
@@ -86,84 +106,78 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///
     /// - Parameter token: The token `add` returned.
     public func remove(_ token: ConsumerToken) {
-        remove(id: token.id)
+        removeByID(token.id)
     }
 
     /// Removes every consumer.
     public func removeAll() {
-        drain.perform(
-            { [engine, counters] in
-                let removed = engine.removeAll()
-                counters.withLock { $0.count -= removed }
-            },
-            process: process
-        )
+        let job: @Sendable () -> Void = { [engine, counters] in
+            let removed = engine.removeAll()
+            counters.withLock { $0.count -= removed }
+        }
+        drain.perform(job, queueing: { job })
     }
 
-    /// Registers one consumer; every public `add` ends here.
-    func register<Value: Sendable>(
-        groupKey: (any AnyKeyPath & Sendable)?,
-        select: @escaping @Sendable (State) -> Value,
-        isEqual: (@Sendable (Value, Value) -> Bool)?,
-        options: ConsumeOptions,
-        callback: @escaping @Sendable (_ old: Value, _ new: Value, _ state: State) -> Void
-    ) -> ConsumerToken {
-        let id = counters.withLock { counters in
+    /// A new member identifier, counted as live from now on.
+    @usableFromInline
+    func reserveID() -> UInt64 {
+        counters.withLock { counters in
             counters.nextID += 1
             counters.count += 1
             return counters.nextID
         }
-        let isPulse = options.contains(.pulse)
-        let comparison = isPulse ? nil : isEqual
-        let key = isPulse ? nil : groupKey
-        let instantly = options.contains(.instantly)
-        let delivery = engine.delivery
-        drain.perform(
-            { [engine] in
-                engine.add(
-                    id: id,
-                    groupKey: key,
-                    select: select,
-                    isEqual: comparison,
-                    instantly: instantly,
-                    callback: callback,
-                    delivery: delivery
-                )
-            },
-            process: process
-        )
-        return ConsumerToken(id: id, owner: ObjectIdentifier(self)) { [weak self] id in
-            self?.remove(id: id)
+    }
+
+    /// Registers one member: every public `add` ends here, through the `@inlinable` helpers in
+    /// `StateConsumer+Add.swift`, which build the enrollment (and everything in it typed by the
+    /// selected value) in the caller's module.
+    @usableFromInline
+    func enroll(_ enrollment: Enrollment<State>) -> ConsumerToken {
+        let engine = engine
+        let delivery = delivery
+        drain.perform({ engine.add(enrollment, delivery: delivery) }) {
+            // Only when another thread is running this consumer: the job waits in its queue.
+            let enrollment = UncheckedSendable(enrollment)
+            return { engine.add(enrollment.value, delivery: delivery) }
         }
+        return ConsumerToken(id: enrollment.id, owner: ObjectIdentifier(self), remove: removeByID)
     }
 
     /// Makes `source` the place to read the current state when a consumer is added.
     func attach(source: StateSource<State>) {
-        drain.perform({ [engine] in engine.source = source }, process: process)
+        let engine = engine
+        let job: @Sendable () -> Void = { engine.source = source }
+        drain.perform(job, queueing: { job })
     }
 
     /// Forgets the source with identity `sourceID`, if it is the current one.
     func detach(sourceID: ObjectIdentifier) {
-        drain.perform(
-            { [engine] in
-                if engine.source?.id == sourceID { engine.source = nil }
-            },
-            process: process
-        )
+        let engine = engine
+        let job: @Sendable () -> Void = {
+            if engine.source?.id == sourceID { engine.source = nil }
+        }
+        drain.perform(job, queueing: { job })
     }
 
-    private func remove(id: UInt64) {
-        drain.perform(
-            { [engine, counters] in
-                if engine.remove(id) {
-                    counters.withLock { $0.count -= 1 }
-                }
-            },
-            process: process
-        )
+    private static func remove(_ id: UInt64, from engine: ConsumerEngine<State>, counters: Lock<ConsumerCounters>) {
+        if engine.remove(id) {
+            counters.withLock { $0.count -= 1 }
+        }
     }
+}
 
-    private func process(_ state: State) {
-        engine.consume(state, delivery: engine.delivery)
+/// Identifiers and the live count of one ``StateConsumer``; not nested, so it is not generic.
+struct ConsumerCounters {
+    var nextID: UInt64 = 0
+    var count = 0
+}
+
+/// Carries a value confined to one drain into a job of that same drain.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    // @unchecked: only used to hand a value to a job of the drain it is confined to.
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
     }
 }

@@ -5,7 +5,9 @@
 /// accesses (never hold an `inout` to it across a user callback: the callback may re-enter).
 final class Confined<Value>: @unchecked Sendable {
     // @unchecked: confined to the owning drain's current drainer (see above).
-    var value: Value
+    // `@exclusivity(unchecked)`: accesses are short and never span a callback (see above), and
+    // the dynamic check would be paid on every dispatch.
+    @exclusivity(unchecked) var value: Value
 
     init(_ value: Value) {
         self.value = value

@@ -1,162 +1,179 @@
-import Dispatch
-
 /// The inside of a ``StateConsumer``: its groups, its members and the pass that calls them.
 ///
 /// Confined to the consumer's drain: every method runs as one of its jobs, so nothing here locks.
+/// The state arrives borrowed (a pass never copies it) and the tables hold non-generic types where
+/// they can, so a pass does almost no runtime metadata lookups even though this class is generic.
 final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     // @unchecked: confined to the owning StateConsumer's drain (see ``Confined``).
 
-    /// A consumer that waits for its first state because none was known when it was added.
-    private struct Admission {
-        let id: UInt64
-        let admit: (State) -> Void
+    /// A member waiting for its first state because none was known when it was added.
+    private struct Waiting {
+        let enrollment: Enrollment<State>
     }
 
-    private var groups = OrderedSlots<any ConsumerGroup<State>>()
-    private var groupIDByKeyPath: [AnyKeyPath: UInt64] = [:]
-    private var groupIDByMember: [UInt64: UInt64] = [:]
-    private var admissions: [Admission] = []
-    private var nextGroupID: UInt64 = 0
-    private var fired: [any ConsumerGroup<State>] = []
-    private var cursors: [Int] = []
+    /// The groups, in no particular order: evaluation order is unobservable (selectors are pure),
+    /// and delivery order comes from member identifiers. Unordered, a group leaves in O(1).
+    // `@exclusivity(unchecked)`: see ``MemberGroup``.
+    @exclusivity(unchecked) private var evaluation: [MemberGroup] = []
+    /// Each group's `evaluate`, parallel to `evaluation`: the pass walks this dense array only.
+    @exclusivity(unchecked) private var evaluators: [Evaluator<State>] = []
+    @exclusivity(unchecked) private var groupByKey: [GroupKey: MemberGroup] = [:]
+    /// The group of every admitted member: one hash entry per member is the only per-member cost
+    /// outside the group itself.
+    @exclusivity(unchecked) private var groupByMember: [UInt64: MemberGroup] = [:]
+    @exclusivity(unchecked) private var waiting: [Waiting] = []
+    @exclusivity(unchecked) private var fired: [MemberGroup] = []
+    @exclusivity(unchecked) private var cursors: [Int] = []
     var source: StateSource<State>?
-    /// How callbacks reach their caller; set once by the consumer's `init`, before it is shared.
-    var delivery = Delivery.inline
 
     /// Whether the member `id` is still registered (admitted or waiting for its first state).
     func contains(_ id: UInt64) -> Bool {
-        groupIDByMember[id] != nil || admissions.contains { $0.id == id }
+        groupByMember[id] != nil || waiting.contains { $0.enrollment.id == id }
     }
 
     /// Adds a member, starting from the source's current state, or from the next consumed state
     /// when there is no source.
-    func add<Value: Sendable>(
-        id: UInt64,
-        groupKey: (any AnyKeyPath & Sendable)?,
-        select: @escaping @Sendable (State) -> Value,
-        isEqual: (@Sendable (Value, Value) -> Bool)?,
-        instantly: Bool,
-        callback: @escaping SelectorGroup<State, Value>.Callback,
-        delivery: Delivery
-    ) {
-        let admit = { [unowned self] (state: State) in
-            let value = select(state)
-            let group: SelectorGroup<State, Value>
-            if let groupKey, let groupID = groupIDByKeyPath[groupKey],
-                let existing = groups[identifier: groupID] as? SelectorGroup<State, Value>,
-                existing.canJoin(startingFrom: value)
-            {
-                group = existing
-                groupIDByMember[id] = groupID
-            } else {
-                group = SelectorGroup(select: select, isEqual: isEqual, baseline: value)
-                nextGroupID += 1
-                groups.append(group, identifier: nextGroupID)
-                groupIDByMember[id] = nextGroupID
-                if let groupKey, groupIDByKeyPath[groupKey] == nil {
-                    groupIDByKeyPath[groupKey] = nextGroupID
+    func add(_ enrollment: Enrollment<State>, delivery: Delivery) {
+        let isAdmitted =
+            source?.read { state in
+                withUnsafeMutablePointer(to: &state) { address in
+                    admit(enrollment, state: address, delivery: delivery)
                 }
-            }
-            group.append(callback, id: id)
-            if instantly {
-                switch delivery {
-                case .inline:
-                    callback(value, value, state)
-                case .queue(let queue, let guardedRun):
-                    queue.async { guardedRun(id) { callback(value, value, state) } }
-                }
-            }
-        }
-        if let state = source?.read() {
-            admit(state)
-        } else {
-            admissions.append(Admission(id: id, admit: admit))
+            } ?? false
+        if !isAdmitted {
+            waiting.append(Waiting(enrollment: enrollment))
         }
     }
 
+    private func admit(_ enrollment: Enrollment<State>, state: UnsafeMutablePointer<State>, delivery: Delivery) {
+        let candidate = enrollment.key.flatMap { groupByKey[$0] }
+        let address = UnsafeRawPointer(state)
+        let admission = enrollment.admit(&state.pointee, address, candidate)
+        let group = admission.group
+        if let evaluator = admission.evaluator {
+            group.evaluationIndex = evaluation.count
+            evaluation.append(group)
+            evaluators.append(evaluator)
+            if let key = enrollment.key, groupByKey[key] == nil {
+                groupByKey[key] = group
+            }
+        }
+        group.appendMember(enrollment.id)
+        groupByMember[enrollment.id] = group
+        enrollment.fireInstantly?(&state.pointee, address, delivery, enrollment.id)
+    }
+
     /// Removes a member; returns whether it was registered.
+    ///
+    /// - Complexity: O(1) amortised, plus O(log *n*) in the size of the member's group.
     @discardableResult
     func remove(_ id: UInt64) -> Bool {
-        if let index = admissions.firstIndex(where: { $0.id == id }) {
-            admissions.remove(at: index)
+        guard let group = groupByMember.removeValue(forKey: id) else {
+            guard let index = waiting.firstIndex(where: { $0.enrollment.id == id }) else { return false }
+            waiting.remove(at: index)
             return true
         }
-        guard let groupID = groupIDByMember.removeValue(forKey: id),
-            let group = groups[identifier: groupID]
-        else { return false }
         _ = group.removeMember(id)
-        if group.isEmpty {
-            groups.remove(groupID)
-            if let key = groupIDByKeyPath.first(where: { $0.value == groupID })?.key {
-                groupIDByKeyPath.removeValue(forKey: key)
-            }
+        if group.liveCount == 0 {
+            drop(group)
         }
         return true
     }
 
+    /// Takes an empty group out of the evaluation list (swapping the last one into its place).
+    private func drop(_ group: MemberGroup) {
+        let index = group.evaluationIndex
+        let last = evaluation.removeLast()
+        let lastEvaluator = evaluators.removeLast()
+        if last !== group {
+            evaluation[index] = last
+            evaluators[index] = lastEvaluator
+            last.evaluationIndex = index
+        }
+        group.evaluationIndex = -1
+        if let key = group.key, groupByKey[key] === group {
+            groupByKey.removeValue(forKey: key)
+        }
+    }
+
     /// Removes every member; returns how many there were.
     func removeAll() -> Int {
-        let removed = groupIDByMember.count + admissions.count
+        let removed = groupByMember.count + waiting.count
         // Empty the groups too: a pass running now (removeAll called from a callback) still holds
         // the groups that fired and must not call their remaining members.
-        for (member, groupID) in groupIDByMember {
-            _ = groups[identifier: groupID]?.removeMember(member)
+        for group in evaluation {
+            group.removeAllMembers()
+            group.evaluationIndex = -1
         }
-        groups.removeAll()
-        groupIDByKeyPath.removeAll()
-        groupIDByMember.removeAll()
-        admissions.removeAll()
+        evaluation.removeAll()
+        evaluators.removeAll()
+        groupByKey.removeAll()
+        groupByMember.removeAll()
+        waiting.removeAll()
         return removed
     }
 
     /// One pass: compares every group with `state`, then calls the members of the groups that
     /// fired in the order the members were added, then admits members waiting for a first state.
-    func consume(_ state: State, delivery: Delivery) {
-        groups.iterationDepth += 1
-        let end = groups.slotCount
-        for slot in 0..<end {
-            if let group = groups[slot: slot], group.evaluate(state) {
-                fired.append(group)
+    ///
+    /// - Complexity: One selector read and one comparison per group (not per member), plus the
+    ///   callbacks that fire.
+    func consume(_ state: inout State, delivery: Delivery) {
+        withUnsafeMutablePointer(to: &state) { state in
+            consume(state, delivery: delivery)
+        }
+    }
+
+    private func consume(_ state: UnsafeMutablePointer<State>, delivery: Delivery) {
+        let address = UnsafeRawPointer(state)
+        // Local copies of the lists: a selector that misbehaves (adds or removes consumers) only
+        // changes the engine's copies.
+        let evaluators = evaluators
+        let groups = evaluation
+        evaluators.withUnsafeBufferPointer { evaluators in
+            for index in evaluators.indices where evaluators[index].evaluate(&state.pointee, address) {
+                fired.append(groups[index])
             }
         }
         if fired.count == 1 {
-            deliverAll(of: fired[0], state: state, delivery: delivery)
+            deliverAll(of: fired[0], state: address, delivery: delivery)
         } else if fired.count > 1 {
-            deliverMerged(state: state, delivery: delivery)
+            deliverMerged(state: address, delivery: delivery)
         }
         fired.removeAll(keepingCapacity: true)
-        groups.iterationDepth -= 1
-        groups.compactIfWorthIt()
-        if !admissions.isEmpty {
-            let waiting = admissions
-            admissions.removeAll()
-            for admission in waiting {
-                admission.admit(state)
+        if !waiting.isEmpty {
+            let admitted = waiting
+            waiting.removeAll()
+            for member in admitted {
+                admit(member.enrollment, state: state, delivery: delivery)
             }
         }
     }
 
-    private func deliverAll(of group: any ConsumerGroup<State>, state: State, delivery: Delivery) {
+    private func deliverAll(of group: MemberGroup, state: UnsafeRawPointer, delivery: Delivery) {
         group.beginPass()
         for slot in 0..<group.deliveryEnd {
-            group.deliver(slot: slot, state: state, via: delivery)
+            if let member = group.memberID(atSlot: slot) {
+                group.deliver(slot, state, delivery, member)
+            }
         }
         group.endPass()
     }
 
     /// Several groups fired: call their members interleaved by member identifier (the order in
     /// which they were added), exactly as if every consumer were alone.
-    private func deliverMerged(state: State, delivery: Delivery) {
+    private func deliverMerged(state: UnsafeRawPointer, delivery: Delivery) {
+        let groups = fired
         cursors.removeAll(keepingCapacity: true)
-        for group in fired {
+        for group in groups {
             group.beginPass()
             cursors.append(0)
         }
         while true {
             var best = -1
             var bestID = UInt64.max
-            for index in fired.indices {
-                let group = fired[index]
+            for index in groups.indices {
+                let group = groups[index]
                 while cursors[index] < group.deliveryEnd, group.memberID(atSlot: cursors[index]) == nil {
                     cursors[index] += 1
                 }
@@ -166,11 +183,40 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
                 }
             }
             guard best >= 0 else { break }
-            fired[best].deliver(slot: cursors[best], state: state, via: delivery)
+            let slot = cursors[best]
             cursors[best] += 1
+            groups[best].deliver(slot, state, delivery, bestID)
         }
-        for group in fired {
+        for group in groups {
             group.endPass()
         }
+    }
+}
+
+/// What the engine needs to admit one member; made by `StateConsumer.register`, which is
+/// `@inlinable`, so everything typed by the selected value is compiled in the caller's module.
+@usableFromInline
+struct Enrollment<State> {
+    @usableFromInline let id: UInt64
+    /// The grouping key, or `nil` for a member that never shares its group.
+    @usableFromInline let key: GroupKey?
+    /// Appends the member's callback to `candidate` (a group with the same key) when the member
+    /// can join it and fire exactly as it would alone, or to a new group; says which.
+    @usableFromInline let admit:
+        (_ state: inout State, _ address: UnsafeRawPointer, _ candidate: MemberGroup?) -> Admission<State>
+    /// The `instantly` call, if asked for; the last argument is the member's identifier.
+    @usableFromInline let fireInstantly: ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
+
+    @inlinable
+    init(
+        id: UInt64,
+        key: GroupKey?,
+        admit: @escaping (inout State, UnsafeRawPointer, MemberGroup?) -> Admission<State>,
+        fireInstantly: ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)?
+    ) {
+        self.id = id
+        self.key = key
+        self.admit = admit
+        self.fireInstantly = fireInstantly
     }
 }

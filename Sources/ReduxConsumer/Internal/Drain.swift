@@ -8,8 +8,8 @@
 /// - A job submitted by the drainer itself (a dispatch from inside a reducer, middleware or
 ///   callback) is not run recursively and does not deadlock: it is queued locally and runs right
 ///   after the current job, before any job from another thread.
-/// - A thread that is already running a drain of the same or a higher ``DrainLevel`` never blocks here
-///   (that is how two stores dispatching into each other from two threads would deadlock): it
+/// - A thread that is already running a drain of the same or a higher ``DrainLevel`` never blocks
+///   here (that is how two stores dispatching into each other from two threads would deadlock): it
 ///   queues its job and returns, and the current drainer runs it. A store's thread may wait for a
 ///   consumer's drain (a higher level), so a store's dispatch returns after its consumers ran;
 ///   waits only ever go up the levels, so they cannot form a cycle.
@@ -18,15 +18,17 @@
 ///
 /// State that only jobs touch (observer tables, a consumer's groups) needs no lock of its own: it
 /// is *confined* to the drain, like an actor's state.
-final class Drain<Item: Sendable>: @unchecked Sendable {
+///
+/// The drain is deliberately not generic. Its owners are (`Store<State>`), and their code runs
+/// unspecialised inside this module, where every use of a generic type (`[Job<Item>]`, a tuple of
+/// it) costs a runtime metadata lookup, several per dispatch. Jobs are plain closures instead,
+/// and the common case allocates none: see ``submit(_:queueing:)``.
+final class Drain: @unchecked Sendable {
     // @unchecked: `queue` is guarded by its lock; `local` and `localHead` are only touched by the
     // thread that is currently the drainer, and drainers hand over through that lock.
 
-    /// One unit of work: an item for the owner's `process` function, or a closure to run as is.
-    enum Job: Sendable {
-        case item(Item)
-        case run(@Sendable () -> Void)
-    }
+    /// A job waiting in the queue.
+    typealias Job = @Sendable () -> Void
 
     private struct Queue {
         var jobs: [(job: Job, isWaitedFor: Bool)] = []
@@ -37,7 +39,7 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
         var waitingThreads = 0
         var waitedForJobs = 0
 
-        mutating func popFirst() -> (job: Job, isWaitedFor: Bool) {
+        mutating func popFirst() -> Job {
             let next = jobs[head]
             head += 1
             if head == jobs.count {
@@ -48,7 +50,7 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
                 head = 0
             }
             if next.isWaitedFor { waitedForJobs -= 1 }
-            return next
+            return next.job
         }
 
         var isEmpty: Bool { head == jobs.count }
@@ -56,8 +58,9 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
 
     private let queue = Lock(Queue())
     private let level: DrainLevel
-    private var local: [Job] = []
-    private var localHead = 0
+    // `@exclusivity(unchecked)`: drainer-only, never accessed across a job.
+    @exclusivity(unchecked) private var local: [Job] = []
+    @exclusivity(unchecked) private var localHead = 0
 
     init(level: DrainLevel) {
         self.level = level
@@ -68,34 +71,61 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
         ThreadContext.current.isRunning(ObjectIdentifier(self))
     }
 
-    /// Runs `item` through `process` in this drain's order.
+    /// Runs `job` in this drain's order.
     ///
-    /// Returns after the item was processed, except when called from inside this drain (then it
+    /// When the drain is idle (the common case), `job` runs at once on the calling thread and
+    /// nothing is allocated. Otherwise `queueing` is asked for an escaping copy of the job, which
+    /// is queued. Returns after the job ran, except when called from inside this drain (then it
     /// runs right after the current job) or from inside another drain while this one is busy on
     /// another thread (then the current drainer runs it later).
-    func submit(_ item: Item, process: (Item) -> Void) {
-        enter(.item(item), runsInlineWhenReentrant: false, process: process)
-    }
-
-    /// Runs `body` with exclusive access to the drain's confined state.
     ///
-    /// Unlike ``submit(_:process:)``, a re-entrant call runs `body` at once (a consumer removed from
-    /// inside a callback must stop at once, not after the pass).
-    func perform(_ body: @escaping @Sendable () -> Void, process: (Item) -> Void) {
-        enter(.run(body), runsInlineWhenReentrant: true, process: process)
+    /// - Complexity: Two uncontended lock round trips when the drain is idle.
+    func submit(_ job: () -> Void, queueing: () -> Job) {
+        enter(job, queueing: queueing, runsInlineWhenReentrant: false)
     }
 
-    private func enter(_ job: Job, runsInlineWhenReentrant: Bool, process: (Item) -> Void) {
+    /// Runs `job` with exclusive access to the drain's confined state.
+    ///
+    /// Unlike ``submit(_:queueing:)``, a re-entrant call runs `job` at once (a consumer removed
+    /// from inside a callback must stop at once, not after the pass).
+    func perform(_ job: () -> Void, queueing: () -> Job) {
+        enter(job, queueing: queueing, runsInlineWhenReentrant: true)
+    }
+
+    private func enter(_ job: () -> Void, queueing: () -> Job, runsInlineWhenReentrant: Bool) {
         let context = ThreadContext.current
         let id = ObjectIdentifier(self)
         if context.isRunning(id) {
             if runsInlineWhenReentrant {
-                run(job, process: process)
+                job()
             } else {
-                local.append(job)
+                local.append(queueing())
             }
             return
         }
+        // Fast path: an idle drain with nothing queued. Running the job straight away is exactly
+        // what queueing it and popping it again would do, minus a lock round trip and a closure
+        // allocation per dispatch.
+        let idleTicket = queue.withLock { queue -> UInt64? in
+            guard !queue.isBusy, queue.isEmpty else { return nil }
+            queue.isBusy = true
+            queue.enqueued += 1
+            return queue.enqueued
+        }
+        if let idleTicket {
+            context.enter(id, level: level)
+            defer { context.leave(id) }
+            job()
+            runLocalJobs()
+            drain(until: idleTicket, hasCompletedJob: true)
+            return
+        }
+        enqueue(queueing(), context: context, id: id)
+    }
+
+    /// The general path: queue the job, then either become the drainer, wait for the job to be
+    /// run, or (inside another drain) return at once.
+    private func enqueue(_ job: @escaping Job, context: ThreadContext, id: ObjectIdentifier) {
         let mayWait = context.mayWait(for: level)
         let (ticket, isDrainer) = queue.withLock { queue -> (UInt64, Bool) in
             queue.enqueued += 1
@@ -121,15 +151,15 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
             }
             guard takesOver else { return }
         }
-        drain(until: ticket, context: context, id: id, process: process)
+        context.enter(id, level: level)
+        defer { context.leave(id) }
+        drain(until: ticket, hasCompletedJob: false)
     }
 
     /// Runs queued jobs until the queue is empty, or until the job `ticket` is done and another
-    /// thread is waiting to take over.
-    private func drain(until ticket: UInt64, context: ThreadContext, id: ObjectIdentifier, process: (Item) -> Void) {
-        context.enter(id, level: level)
-        defer { context.leave(id) }
-        var hasCompletedJob = false
+    /// thread is waiting to take over. The caller is the drainer.
+    private func drain(until ticket: UInt64, hasCompletedJob: Bool) {
+        var hasCompletedJob = hasCompletedJob
         while true {
             let (next, wakesWaiters) = queue.withLock { queue -> (Job?, Bool) in
                 if hasCompletedJob { queue.completed += 1 }
@@ -137,38 +167,30 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
                     queue.isBusy = false
                     return (nil, queue.waitingThreads > 0)
                 }
-                return (queue.popFirst().job, hasCompletedJob && queue.waitingThreads > 0)
+                return (queue.popFirst(), hasCompletedJob && queue.waitingThreads > 0)
             }
             if wakesWaiters { queue.broadcast() }
             guard let next else { return }
-            run(next, process: process)
-            runLocalJobs(process: process)
+            next()
+            runLocalJobs()
             hasCompletedJob = true
         }
     }
 
-    private func runLocalJobs(process: (Item) -> Void) {
+    private func runLocalJobs() {
         guard localHead < local.count else { return }
         while localHead < local.count {
             let job = local[localHead]
             localHead += 1
-            run(job, process: process)
+            job()
         }
         local.removeAll(keepingCapacity: true)
         localHead = 0
     }
-
-    @inline(__always)
-    private func run(_ job: Job, process: (Item) -> Void) {
-        switch job {
-        case .item(let item): process(item)
-        case .run(let body): body()
-        }
-    }
 }
 
-/// Where a drain stands in the wait order: a thread running drains may only wait for a drain
-/// of a strictly higher level.
+/// Where a drain stands in the wait order: a thread running drains may only wait for a drain of a
+/// strictly higher level.
 enum DrainLevel: Int, Comparable, Sendable {
     /// A store's drain.
     case store = 1

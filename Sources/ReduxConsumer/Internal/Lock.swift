@@ -15,7 +15,8 @@
 /// macOS 15 / iOS 18 availability. Never call user code inside `withLock`.
 final class Lock<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written while `mutex` is held.
-    private var value: Value
+    // `@exclusivity(unchecked)`: the mutex already makes every access exclusive.
+    @exclusivity(unchecked) private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 

@@ -16,12 +16,13 @@
 /// not to block on another.
 final class ThreadContext {
     /// Drains this thread is running, innermost last, with their levels.
-    private var running: [(id: ObjectIdentifier, level: DrainLevel)] = []
+    // `@exclusivity(unchecked)`: only its own thread touches a context, in short accesses.
+    @exclusivity(unchecked) private var running: [(id: ObjectIdentifier, level: DrainLevel)] = []
     /// The store whose reducer this thread is running right now, if any.
-    var reducingStore: ObjectIdentifier?
+    @exclusivity(unchecked) var reducingStore: ObjectIdentifier?
     /// Dispatches made from inside a reducer, run once the reducer has returned (and its store's
     /// lock is released), so no store ever runs inside another store's reducer.
-    var dispatchesAfterReduce: [() -> Void] = []
+    @exclusivity(unchecked) var dispatchesAfterReduce: [() -> Void] = []
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     static var current: ThreadContext {

@@ -21,33 +21,17 @@
 public final class Store<State: Sendable>: Sendable {
     private let reducer: Reducer<State>
     private let core: Lock<Core>
-    private let drain = Drain<Job>(level: .store)
-    private let engine: Confined<Engine>
+    private let drain = Drain(level: .store)
+    // The confined tables are non-generic types (or generic only in their element): the store's
+    // code runs unspecialised, and a non-generic table costs no runtime metadata lookup per pass.
+    private let observers = Confined(StoreObservers())
+    private let chain = Confined<DispatchFunction?>(nil)
+    private let middleware: Confined<[Middleware<State>]>
 
     private struct Core {
         var state: State
         var subscriberCount = 0
         var nextObserverID: UInt64 = 0
-    }
-
-    private enum Job: Sendable {
-        /// Through the middleware chain, then the reducer.
-        case dispatch(any Action)
-        /// Straight to the reducer: `next` called by the last middleware from outside the drain.
-        case reduce(any Action)
-    }
-
-    private enum Observer {
-        case closure(@Sendable (State, State) -> Void)
-        case consumer(StateConsumer<State>)
-    }
-
-    /// What only the drain touches: observers, middleware chain.
-    private struct Engine {
-        var observers = OrderedSlots<Observer>()
-        var wholeStateObservers = 0
-        var middleware: [Middleware<State>] = []
-        var chain: DispatchFunction?
     }
 
     /// Creates a store.
@@ -59,10 +43,9 @@ public final class Store<State: Sendable>: Sendable {
     public init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = []) {
         self.reducer = reducer
         core = Lock(Core(state: initialState))
-        engine = Confined(Engine())
+        self.middleware = Confined(middleware)
         if !middleware.isEmpty {
-            engine.value.middleware = middleware
-            engine.value.chain = makeChain(middleware)
+            chain.value = makeChain(middleware)
         }
     }
 
@@ -105,6 +88,8 @@ public final class Store<State: Sendable>: Sendable {
     /// Safe from any thread; see the type's documentation for ordering and re-entrancy.
     ///
     /// - Parameter action: What happened.
+    /// - Complexity: Without contention, two lock round trips for the drain and one for the state,
+    ///   no allocation, plus the subscribers' work.
     public func dispatch(_ action: any Action) {
         let context = ThreadContext.current
         if context.reducingStore != nil {
@@ -112,7 +97,7 @@ public final class Store<State: Sendable>: Sendable {
             context.dispatchesAfterReduce.append { [self] in dispatch(action) }
             return
         }
-        drain.submit(.dispatch(action), process: process)
+        drain.submit({ runThroughChain(action) }, queueing: { { [self] in runThroughChain(action) } })
     }
 
     /// Adds a middleware after creation; it becomes the innermost one (closest to the reducer).
@@ -121,13 +106,10 @@ public final class Store<State: Sendable>: Sendable {
     ///
     /// - Parameter middleware: The middleware to add.
     public func addMiddleware(_ middleware: @escaping Middleware<State>) {
-        drain.perform(
-            { [self] in
-                engine.value.middleware.append(middleware)
-                engine.value.chain = makeChain(engine.value.middleware)
-            },
-            process: process
-        )
+        perform { [self] in
+            self.middleware.value.append(middleware)
+            chain.value = makeChain(self.middleware.value)
+        }
     }
 
     /// Calls `callback` with the old and the new state after every action.
@@ -139,7 +121,7 @@ public final class Store<State: Sendable>: Sendable {
     /// - Parameter callback: Called with the state before and after each action.
     /// - Returns: The subscription; notifications stop when it is cancelled or released.
     public func subscribe(_ callback: @escaping @Sendable (_ old: State, _ new: State) -> Void) -> Subscription {
-        register(.closure(callback))
+        register(StoreObserver(target: Subscriber(callback), isConsumer: false, detach: nil), attach: nil)
     }
 
     /// Feeds `consumer` with this store's states: the current one at once (its consumers learn
@@ -150,45 +132,49 @@ public final class Store<State: Sendable>: Sendable {
     /// - Parameter consumer: The consumer to feed.
     /// - Returns: The subscription; feeding stops when it is cancelled or released.
     public func subscribe(_ consumer: StateConsumer<State>) -> Subscription {
-        register(.consumer(consumer))
+        let id = ObjectIdentifier(self)
+        return register(
+            StoreObserver(target: consumer, isConsumer: true, detach: { consumer.detach(sourceID: id) }),
+            attach: { [self] in
+                consumer.attach(
+                    source: StateSource(id: id) { [weak self] body in
+                        guard let self else { return false }
+                        var state = self.state
+                        body(&state)
+                        return true
+                    }
+                )
+                consumer.consume(newState: core.withLock { $0.state })
+            }
+        )
     }
 
-    private func register(_ observer: Observer) -> Subscription {
+    private func register(_ observer: StoreObserver, attach: (@Sendable () -> Void)?) -> Subscription {
         let id = core.withLock { core in
             core.nextObserverID += 1
             core.subscriberCount += 1
             return core.nextObserverID
         }
-        drain.perform(
-            { [self] in
-                engine.value.observers.append(observer, identifier: id)
-                switch observer {
-                case .closure:
-                    engine.value.wholeStateObservers += 1
-                case .consumer(let consumer):
-                    consumer.attach(source: StateSource(id: ObjectIdentifier(self)) { [weak self] in self?.state })
-                    consumer.consume(newState: core.withLock { $0.state })
-                }
-            },
-            process: process
-        )
+        perform { [self] in
+            observers.value.slots.append(observer, identifier: id)
+            if !observer.isConsumer { observers.value.oldStateReaders += 1 }
+            attach?()
+        }
         return Subscription { [weak self] in self?.unregister(id) }
     }
 
     private func unregister(_ id: UInt64) {
-        drain.perform(
-            { [self] in
-                guard let observer = engine.value.observers.remove(id) else { return }
-                core.withLock { $0.subscriberCount -= 1 }
-                switch observer {
-                case .closure:
-                    engine.value.wholeStateObservers -= 1
-                case .consumer(let consumer):
-                    consumer.detach(sourceID: ObjectIdentifier(self))
-                }
-            },
-            process: process
-        )
+        perform { [self] in
+            guard let observer = observers.value.slots.remove(id) else { return }
+            core.withLock { $0.subscriberCount -= 1 }
+            if !observer.isConsumer { observers.value.oldStateReaders -= 1 }
+            observer.detach?()
+        }
+    }
+
+    /// Runs `body` as a job of this store's drain (at once when called from inside it).
+    private func perform(_ body: @escaping @Sendable () -> Void) {
+        drain.perform(body, queueing: { body })
     }
 
     private func makeChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
@@ -200,15 +186,10 @@ public final class Store<State: Sendable>: Sendable {
         }
     }
 
-    private func process(_ job: Job) {
-        switch job {
-        case .dispatch(let action):
-            if let chain = engine.value.chain {
-                chain(action)
-            } else {
-                reduceAndNotify(action)
-            }
-        case .reduce(let action):
+    private func runThroughChain(_ action: any Action) {
+        if let chain = chain.value {
+            chain(action)
+        } else {
             reduceAndNotify(action)
         }
     }
@@ -218,44 +199,95 @@ public final class Store<State: Sendable>: Sendable {
         if drain.isCurrentThreadDraining {
             reduceAndNotify(action)
         } else {
-            drain.submit(.reduce(action), process: process)
+            drain.submit({ reduceAndNotify(action) }, queueing: { { [self] in reduceAndNotify(action) } })
         }
     }
 
     private func reduceAndNotify(_ action: any Action) {
-        let needsOldState = engine.value.wholeStateObservers > 0
+        guard !observers.value.slots.isEmpty else {
+            // Nobody listens: reduce in place and copy nothing out.
+            reduceInPlace(action)
+            return
+        }
+        // Only the drainer writes the state, so the state read before `reduce` is the one the
+        // action starts from. Copy it only when a closure subscriber asks for it.
+        if observers.value.oldStateReaders > 0 {
+            let old = core.withLock { $0.state }
+            // `let`s: a closure subscriber then gets the store's copies as they are.
+            let new = reduceAndCopy(action)
+            forEachObserver { observer in
+                if observer.isConsumer {
+                    consumer(observer).consume(newState: new)
+                } else {
+                    subscriber(observer).callback(old, new)
+                }
+            }
+        } else {
+            // Consumers only: `new` is `inout` so they get it by address, without a copy; nothing
+            // writes it.
+            var new = reduceAndCopy(action)
+            forEachObserver { observer in consumer(observer).consume(state: &new) }
+        }
+    }
+
+    /// Runs the reducer in place, under the lock.
+    private func reduceInPlace(_ action: any Action) {
         let context = ThreadContext.current
         let id = ObjectIdentifier(self)
-        var old: State?
+        core.withLock { core in
+            context.reducingStore = id
+            reducer.reduce(&core.state, action)
+            context.reducingStore = nil
+        }
+        runDispatchesMadeByTheReducer(context)
+    }
+
+    /// Runs the reducer in place, under the lock, and returns a copy of the new state.
+    private func reduceAndCopy(_ action: any Action) -> State {
+        let context = ThreadContext.current
+        let id = ObjectIdentifier(self)
         let new = core.withLock { core in
-            if needsOldState { old = core.state }
             context.reducingStore = id
             reducer.reduce(&core.state, action)
             context.reducingStore = nil
             return core.state
         }
-        if !context.dispatchesAfterReduce.isEmpty {
-            let dispatches = context.dispatchesAfterReduce
-            context.dispatchesAfterReduce.removeAll()
-            for dispatch in dispatches { dispatch() }
-        }
-        notify(old: old, new: new)
+        runDispatchesMadeByTheReducer(context)
+        return new
     }
 
-    private func notify(old: State?, new: State) {
-        engine.value.observers.iterationDepth += 1
-        let end = engine.value.observers.slotCount
+    /// Dispatches a reducer made, now that it has returned and the lock is free; a dispatch to
+    /// this store joins its queue and runs after the current action.
+    @inline(__always)
+    private func runDispatchesMadeByTheReducer(_ context: ThreadContext) {
+        guard !context.dispatchesAfterReduce.isEmpty else { return }
+        let dispatches = context.dispatchesAfterReduce
+        context.dispatchesAfterReduce.removeAll()
+        for dispatch in dispatches { dispatch() }
+    }
+
+    /// Calls `body` with every observer, in the order they subscribed.
+    private func forEachObserver(_ body: (StoreObserver) -> Void) {
+        observers.value.slots.iterationDepth += 1
+        let end = observers.value.slots.slotCount
         for slot in 0..<end {
-            switch engine.value.observers[slot: slot] {
-            case .closure(let callback):
-                if let old { callback(old, new) }
-            case .consumer(let consumer):
-                consumer.consume(newState: new)
-            case nil:
-                continue
+            // Read the slot afresh each time: a callback may have cancelled a later subscriber.
+            if let observer = observers.value.slots[slot: slot] {
+                body(observer)
             }
         }
-        engine.value.observers.iterationDepth -= 1
-        engine.value.observers.compactIfWorthIt()
+        observers.value.slots.iterationDepth -= 1
+        observers.value.slots.compactIfWorthIt()
+    }
+
+    // `unsafeDowncast` in the two functions below: `register` stored exactly these types, and a
+    // checked cast would cost a runtime call per observer and per action.
+
+    private func consumer(_ observer: StoreObserver) -> StateConsumer<State> {
+        unsafeDowncast(observer.target, to: StateConsumer<State>.self)
+    }
+
+    private func subscriber(_ observer: StoreObserver) -> Subscriber<State> {
+        unsafeDowncast(observer.target, to: Subscriber<State>.self)
     }
 }

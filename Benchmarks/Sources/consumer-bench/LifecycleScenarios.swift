@@ -1,0 +1,153 @@
+import Dispatch
+import ReduxConsumer
+
+/// S6: consumers added, then removed in a random (seeded) order, on a consumer fed by a store.
+func churn(_ sizes: Sizes) -> Report {
+    let cycles = sizes.s6Cycles
+    let sink = Sink()
+    let store = Store(initialState: BenchState(), reducer: benchReducer)
+    let consumer = StateConsumer<BenchState>()
+    let subscription = store.subscribe(consumer)
+    var random = SplitMix64(seed: 0x5EED_CAFE)
+    var tokens: [ConsumerToken] = []
+    tokens.reserveCapacity(cycles)
+    var leftovers = 0
+    let timings = measure(
+        repetitions: sizes.repetitions,
+        [
+            Variant(operations: cycles) {
+                for _ in 0..<cycles {
+                    let field = Int(random.next() % UInt64(BenchState.fieldCount))
+                    tokens.append(consumer.add(BenchState.keyPaths[field]) { _, new in sink.record(new) })
+                }
+                tokens.shuffle(using: &random)
+                for token in tokens {
+                    consumer.remove(token)
+                }
+                tokens.removeAll(keepingCapacity: true)
+                leftovers += consumer.count
+            }
+        ]
+    )
+    subscription.cancel()
+    var report = Report(
+        scenario: "S6",
+        title: "churn, \(cycles) adds then removes in random order",
+        nsPerOp: timings[0].median,
+        minNsPerOp: timings[0].min,
+        figures: [("total_ms_per_10k_cycles", timings[0].median * 10_000 / 1e6)],
+        target: "10,000 add+remove cycles < 10 ms"
+    )
+    if leftovers != 0 { report.failure = "\(leftovers) consumers left after removal" }
+    return report
+}
+
+/// S7: two threads dispatching into one store with consumers attached, against one thread doing
+/// all of it; checks that no action and no notification is lost.
+func concurrentDispatch(_ sizes: Sizes) -> Report {
+    let actions = sizes.s7Actions
+    let threads = 2
+    let fieldsPerThread = BenchState.fieldCount / threads
+
+    /// A store with one key-path consumer per field, and how many actions it has seen.
+    final class Fixture: @unchecked Sendable {
+        // @unchecked: `rounds` is only touched by the benchmark's main thread.
+        let store = Store(initialState: BenchState(), reducer: incrementReducer)
+        let consumer = StateConsumer<BenchState>()
+        let sink = Sink()
+        let subscription: Subscription
+        var rounds = 0
+
+        init() {
+            for field in 0..<BenchState.fieldCount {
+                consumer.add(BenchState.keyPaths[field]) { [sink] _, new in sink.record(new) }
+            }
+            subscription = store.subscribe(consumer)
+        }
+
+        /// `actions` increments from thread `thread` of `threads`, on that thread's own fields.
+        func send(_ actions: Int, thread: Int, fieldsPerThread: Int) {
+            for index in 0..<actions {
+                store.dispatch(IncrementField(field: thread * fieldsPerThread + index % fieldsPerThread))
+            }
+        }
+
+        func check(actionsPerRound: Int) -> String? {
+            let expected = rounds * actionsPerRound / BenchState.fieldCount
+            let state = store.state
+            for field in 0..<BenchState.fieldCount where state.value(field: field) != expected {
+                return "field \(field) is \(state.value(field: field)), expected \(expected): an action was lost"
+            }
+            if sink.calls != rounds * actionsPerRound {
+                return "expected \(rounds * actionsPerRound) callbacks, saw \(sink.calls)"
+            }
+            return nil
+        }
+    }
+
+    let concurrent = Fixture()
+    let single = Fixture()
+    let timings = measure(
+        repetitions: sizes.repetitions,
+        [
+            Variant(operations: actions) {
+                concurrent.rounds += 1
+                DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                    concurrent.send(actions / threads, thread: thread, fieldsPerThread: fieldsPerThread)
+                }
+            },
+            Variant(operations: actions) {
+                single.rounds += 1
+                for thread in 0..<threads {
+                    single.send(actions / threads, thread: thread, fieldsPerThread: fieldsPerThread)
+                }
+            },
+        ]
+    )
+    return Report(
+        scenario: "S7",
+        title: "\(threads) threads, \(actions) actions, \(BenchState.fieldCount) consumers",
+        nsPerOp: timings[0].median,
+        minNsPerOp: timings[0].min,
+        ratios: [("throughput_vs_single_thread", timings[1].median / timings[0].median)],
+        figures: [("single_thread_ns_per_op", timings[1].median)],
+        target: "no lost action; throughput ≥ 0.5× single thread",
+        failure: concurrent.check(actionsPerRound: actions) ?? single.check(actionsPerRound: actions)
+    )
+}
+
+/// A sink for the memory scenarios' callbacks, global so their closures capture nothing: the
+/// figure is then the library's cost per consumer, not the callback's captures.
+private let memorySink = Sink()
+
+/// M1/M2: resident memory growth per consumer while `sizes.memoryConsumers` key-path consumers
+/// are added to a consumer fed by a store holding `state`.
+func memoryPerConsumer(_ sizes: Sizes, scenario: String, title: String, state: BenchState) -> Report {
+    let consumers = sizes.memoryConsumers
+    let store = Store(initialState: state, reducer: benchReducer)
+    let consumer = StateConsumer<BenchState>()
+    let subscription = store.subscribe(consumer)
+    let before = residentBytes()
+    let start = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<consumers {
+        consumer.add(BenchState.keyPaths[index % BenchState.fieldCount]) { _, new in memorySink.record(new) }
+    }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start)
+    let after = residentBytes()
+    var report = Report(
+        scenario: scenario,
+        title: title,
+        nsPerOp: elapsed / Double(consumers),
+        minNsPerOp: .nan,
+        target: "≤ 100 bytes + the selected value (8) per consumer"
+    )
+    if let before, let after {
+        report.figures = [("bytes_per_consumer", Double(after - before) / Double(consumers))]
+    } else {
+        report.figures = [("bytes_per_consumer", .nan)]
+    }
+    if consumer.count != consumers { report.failure = "expected \(consumers) consumers, counted \(consumer.count)" }
+    consumer.removeAll()
+    subscription.cancel()
+    return report
+}

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+let options: Options
+switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+case .run(let parsed):
+    options = parsed
+case .help:
+    print(Options.usage)
+    exit(0)
+case .invalid(let message):
+    printError("consumer-bench: \(message)\n\n\(Options.usage)")
+    exit(2)
+}
+
+let sizes = options.isQuick ? Sizes.quick : Sizes.full
+var reports: [Report] = []
+
+/// Writes `message` and a newline to standard error.
+func printError(_ message: String) {
+    var line = message + "\n"
+    line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
+
+/// Runs a scenario if the filter lets it through, and prints its line as soon as it is known.
+@MainActor
+func run(_ id: String, _ title: String, _ scenario: () -> Report) {
+    guard options.includes(id, title: title) else { return }
+    let report = scenario()
+    reports.append(report)
+    if options.isJSON { print(report.jsonLine) }
+}
+
+var selectiveNsPerOp: Double?
+run("S1", "dispatch, no subscribers") { dispatchWithoutSubscribers(sizes) }
+run("S2", "fan-out") { fanOut(sizes) }
+run("S3", "selective key paths") {
+    let (report, nsPerOp) = selectiveKeyPaths(sizes)
+    selectiveNsPerOp = nsPerOp
+    return report
+}
+run("S4", "selective closures") { selectiveClosures(sizes) }
+run("S5", "large state") { largeState(sizes, selectiveNsPerOp: selectiveNsPerOp) }
+run("S6", "churn") { churn(sizes) }
+run("S7", "concurrent") { concurrentDispatch(sizes) }
+run("M1", "memory per consumer") {
+    memoryPerConsumer(sizes, scenario: "M1", title: "memory, \(sizes.memoryConsumers) consumers", state: BenchState())
+}
+run("M2", "memory per consumer, large state") {
+    var state = BenchState()
+    state.samples = Array(0..<sizes.s5Samples)
+    return memoryPerConsumer(sizes, scenario: "M2", title: "memory, large state", state: state)
+}
+
+if reports.isEmpty {
+    printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")
+    exit(2)
+}
+if !options.isJSON {
+    print(Table.render(reports))
+}
+let failures = reports.filter { $0.failure != nil }
+exit(failures.isEmpty ? 0 : 1)
