@@ -117,7 +117,8 @@ extension TestStore {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let isMatch = { (candidate: any Action) in candidate as? GlobalAction == action }
         let expectation = "global action \(rendered(action: action))"
-        guard let index = waitForAction(matching: isMatch, timeout: timeout, in: { globalActions }) else {
+        let index = waitForAction(matching: isMatch, timeout: timeout) { globalActions }
+        guard let index else {
             reportTimeout(expecting: expectation, in: globalActions, timeout: timeout, at: site)
             return
         }
@@ -136,7 +137,8 @@ extension TestStore {
         _ updateExpectedState: ((inout State) -> Void)?
     ) {
         settleFirings(before: "receive(\(expectation))", at: site)
-        guard let index = waitForAction(matching: isMatch, timeout: timeout, in: { receivedEvents.map(\.action) }) else {
+        let index = waitForAction(matching: isMatch, timeout: timeout) { receivedEvents.map(\.action) }
+        guard let index else {
             reportTimeout(expecting: expectation, in: receivedEvents.map(\.action), timeout: timeout, at: site)
             return
         }
@@ -181,7 +183,12 @@ extension TestStore {
         }
     }
 
-    private func reportTimeout(expecting expectation: String, in queue: [any Action], timeout: Double, at site: CallSite) {
+    private func reportTimeout(
+        expecting expectation: String,
+        in queue: [any Action],
+        timeout: Double,
+        at site: CallSite
+    ) {
         let seconds = timeout == 1 ? "1 second" : "\(timeout) seconds"
         let skipped =
             queue.isEmpty
