@@ -60,7 +60,8 @@ extension TestStore {
     ///
     /// - Parameters:
     ///   - type: The type of the action expected.
-    ///   - isMatch: Decides whether an action of that type is the one expected; by default any is.
+    ///   - isMatch: Decides whether an action of that type is the one expected; `{ _ in true }`
+    ///     accepts any.
     ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
@@ -69,7 +70,7 @@ extension TestStore {
     ///   - updateExpectedState: Changes the expected state the way the action should.
     public func receive<ReceivedAction: Action>(
         _ type: ReceivedAction.Type,
-        where isMatch: (ReceivedAction) -> Bool = { _ in true },
+        where isMatch: (ReceivedAction) -> Bool,
         timeout: Double = 1,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
@@ -114,9 +115,56 @@ extension TestStore {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        let isMatch = { (candidate: any Action) in candidate as? GlobalAction == action }
-        let expectation = "global action \(rendered(action: action))"
+        receiveGlobal(
+            "global action \(rendered(action: action))",
+            matching: { $0 as? GlobalAction == action },
+            timeout: timeout,
+            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
+    }
+
+    /// Checks that the next action that reached the global store of a page under test is of
+    /// `type` and satisfies `isMatch`.
+    ///
+    /// The form for global actions that are not `Equatable`; otherwise the same as
+    /// ``receiveGlobal(_:timeout:fileID:filePath:line:column:)``.
+    ///
+    /// ```swift
+    /// store.receiveGlobal(AnalyticsEvent.self, where: { $0.name == "refresh" })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of the global action expected.
+    ///   - isMatch: Decides whether an action of that type is the one expected; `{ _ in true }`
+    ///     accepts any.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - fileID: Where a failure is reported; leave the default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public func receiveGlobal<GlobalAction: Action>(
+        _ type: GlobalAction.Type,
+        where isMatch: (GlobalAction) -> Bool,
+        timeout: Double = 1,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        receiveGlobal(
+            "a global \(GlobalAction.self) action matching the predicate",
+            matching: { ($0 as? GlobalAction).map(isMatch) ?? false },
+            timeout: timeout,
+            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
+    }
+
+    private func receiveGlobal(
+        _ expectation: String,
+        matching isMatch: (any Action) -> Bool,
+        timeout: Double,
+        at site: CallSite
+    ) {
         let index = waitForAction(matching: isMatch, timeout: timeout) { globalActions }
         guard let index else {
             reportTimeout(expecting: expectation, in: globalActions, timeout: timeout, at: site)

@@ -319,11 +319,12 @@ public final class TestStore<State: Equatable & Sendable> {
     /// Before a new step: reports (when exhaustive) and drops the probed firings left unasserted.
     func settleFirings(before step: String, at site: CallSite) {
         if exhaustivity == .on, !dueFirings.isEmpty {
+            let count = dueFirings.count == 1 ? "1 consumer firing" : "\(dueFirings.count) consumer firings"
             let lines = dueFirings.map { firing in
                 "  \(probeName(firing.probeID)): \(rendered(firing.old)) → \(rendered(firing.new))"
             }
             reportFailure(
-                "Consumers fired after \(lastStep) but the test did not assert it before \(step):\n"
+                "The test did not assert \(count) caused by \(lastStep) before \(step):\n"
                     + lines.joined(separator: "\n"),
                 at: site
             )

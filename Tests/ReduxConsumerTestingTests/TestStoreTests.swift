@@ -176,6 +176,25 @@ struct TestStoreTests {
         }
     }
 
+    @Test func globalActionsThatAreNotEquatableAreMatchedByPredicate() {
+        let global = Store(initialState: 0, reducer: Reducer { _, _ in })
+        let store = TestStore(
+            global: global,
+            initialState: { _ in Profile() },
+            reducer: profileReducer,
+            middleware: [dispatching(Ping(id: 3), to: global, after: .increment)]
+        )
+        store.send(ProfileAction.increment) { $0.count = 11 }
+        expectFailure(
+            "Expected to receive a global Ping action matching the predicate, but received global action Ping(id: 3) first."
+        ) {
+            store.receiveGlobal(Ping.self, where: { $0.id == 4 })
+        }
+        store.send(ProfileAction.increment) { $0.count = 12 }
+        store.receiveGlobal(Ping.self, where: { $0.id == 3 })
+        store.finish()
+    }
+
     @Test func missingGlobalActionFails() {
         let global = Store(initialState: 0, reducer: Reducer { _, _ in })
         let store = TestStore(global: global, initialState: { _ in Profile() }, reducer: profileReducer)
@@ -193,14 +212,14 @@ struct TestStoreTests {
         _ = store.probe(\.count, named: "count label")
         store.send(ProfileAction.increment) { $0.count = 11 }
         let atNextSend = """
-            Consumers fired after send(increment) but the test did not assert it before send(increment):
+            The test did not assert 1 consumer firing caused by send(increment) before send(increment):
               count label: 10 → 11
             """
         expectFailure(atNextSend) {
             store.send(ProfileAction.increment) { $0.count = 12 }
         }
         let atFinish = """
-            Consumers fired after send(increment) but the test did not assert it before finish():
+            The test did not assert 1 consumer firing caused by send(increment) before finish():
               count label: 11 → 12
             """
         expectFailure(atFinish) {
