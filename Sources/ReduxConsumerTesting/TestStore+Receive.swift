@@ -9,6 +9,10 @@ extension TestStore {
     /// action already reduced returns at once. With ``Exhaustivity/off``, actions that are not
     /// `action` are skipped until it comes.
     ///
+    /// The wait blocks the calling thread. Middleware that dispatches from a Dispatch queue or a
+    /// thread of its own is fine; middleware that dispatches from a Swift concurrency `Task` needs
+    /// a free thread in the cooperative pool while the test waits.
+    ///
     /// ```swift
     /// store.send(MainAction.refresh) { $0.isRefreshing = true }
     /// store.receive(MainAction.refreshed(42), timeout: 5) {
