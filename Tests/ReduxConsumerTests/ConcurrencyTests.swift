@@ -56,7 +56,7 @@ struct ConcurrencyTests {
                     let consumer = StateConsumer<AppState>()
                     consumer.add(\.counter) { old, new in #expect(new > old) }
                     let subscriptions = [store.subscribe(consumer), store.subscribe { _, _ in }]
-                    subscriptions.forEach { $0.cancel() }
+                    for subscription in subscriptions { subscription.cancel() }
                 }
             }
         }
@@ -71,10 +71,14 @@ struct ConcurrencyTests {
         let right = makeStore()
         // Each store answers a change of its counter (not the other's rename) so the ping-pong ends.
         let toRight = left.subscribe { old, new in
-            if old.counter != new.counter, new.counter.isMultiple(of: 2) { right.dispatch(CounterAction.rename("from left")) }
+            if old.counter != new.counter, new.counter.isMultiple(of: 2) {
+                right.dispatch(CounterAction.rename("from left"))
+            }
         }
         let toLeft = right.subscribe { old, new in
-            if old.counter != new.counter, new.counter.isMultiple(of: 2) { left.dispatch(CounterAction.rename("from right")) }
+            if old.counter != new.counter, new.counter.isMultiple(of: 2) {
+                left.dispatch(CounterAction.rename("from right"))
+            }
         }
         DispatchQueue.concurrentPerform(iterations: 2) { thread in
             let store = thread == 0 ? left : right
@@ -107,5 +111,30 @@ struct ConcurrencyTests {
         #expect(result.maximum == 1)
         // The first state only sets the starting value.
         #expect(result.calls == 3_999)
+    }
+}
+
+struct DrainOrderTests {
+    /// A store's thread waits for a consumer that is busy on another thread (a consumer's drain is
+    /// above a store's in the wait order), so `dispatch` returns only after the consumer's pass.
+    @Test func dispatchWaitsForAConsumerBusyOnAnotherThread() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<Int>()
+        consumer.add(\.counter) { _, new in seen.append(new) }
+        let subscription = store.subscribe(consumer)
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for step in 0..<500 {
+                if thread == 0 {
+                    store.dispatch(CounterAction.increment)
+                    #expect(seen.values.last == step + 1)
+                } else {
+                    // Keeps the consumer's drain busy from another thread.
+                    consumer.add(\.name) { _, _ in }.cancel()
+                }
+            }
+        }
+        #expect(seen.values == Array(1...500))
+        subscription.cancel()
     }
 }

@@ -58,7 +58,9 @@ struct ReentrancyTests {
         let added = NSLockBox<Subscription?>(nil)
         let first = store.subscribe { _, new in
             if new.counter == 1 {
-                added.withLock { $0 = store.subscribe { old, new in seen.append("added \(old.counter)→\(new.counter)") } }
+                added.withLock {
+                    $0 = store.subscribe { old, new in seen.append("added \(old.counter)→\(new.counter)") }
+                }
             }
         }
         store.dispatch(CounterAction.increment)

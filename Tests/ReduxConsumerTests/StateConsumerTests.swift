@@ -55,10 +55,11 @@ struct StateConsumerTests {
         subscription.cancel()
     }
 
-    @Test(arguments: [
-        ([nil, "a", nil, nil, "b", "b"], ["nil→a", "a→nil", "nil→b"]),
-        (["a", "a", nil], ["a→nil"]),
-    ] as [([String?], [String])])
+    @Test(
+        arguments: [
+            ([nil, "a", nil, nil, "b", "b"], ["nil→a", "a→nil", "nil→b"]),
+            (["a", "a", nil], ["a→nil"]),
+        ] as [([String?], [String])])
     func optionalTransitionsFireButNilToNilDoesNot(names: [String?], expected: [String]) {
         let consumer = StateConsumer<AppState>()
         let seen = Recorder<String>()
