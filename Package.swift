@@ -11,12 +11,18 @@ let package = Package(
     platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
     products: [
         .library(name: "ReduxConsumer", targets: ["ReduxConsumer"]),
+        .library(name: "ReduxConsumerTesting", targets: ["ReduxConsumerTesting"]),
         .executable(name: "consumer-demo", targets: ["consumer-demo"]),
         .executable(name: "consumer-bench", targets: ["consumer-bench"]),
     ],
     targets: [
         .target(
             name: "ReduxConsumer",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ReduxConsumerTesting",
+            dependencies: ["ReduxConsumer"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -40,6 +46,11 @@ let package = Package(
         .testTarget(
             name: "ReduxConsumerTests",
             dependencies: ["ReduxConsumer"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReduxConsumerTestingTests",
+            dependencies: ["ReduxConsumer", "ReduxConsumerTesting"],
             swiftSettings: strictSettings
         ),
     ],

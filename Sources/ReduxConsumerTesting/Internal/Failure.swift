@@ -1,0 +1,49 @@
+#if canImport(Testing)
+    import Testing
+#endif
+#if canImport(XCTest)
+    import XCTest
+#endif
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
+/// Where an assertion was written: the call site a failure points at.
+struct CallSite: Sendable {
+    let fileID: StaticString
+    let filePath: StaticString
+    let line: UInt
+    let column: UInt
+}
+
+/// Reports a test failure to whichever framework runs the current test.
+///
+/// Swift Testing when a Swift Testing test is running (so `withKnownIssue` sees it), XCTest
+/// otherwise; outside both (no test framework linked), the message goes to standard error.
+func reportFailure(_ message: String, at site: CallSite) {
+    #if canImport(Testing)
+        if Test.current != nil {
+            Issue.record(
+                Comment(rawValue: message),
+                sourceLocation: SourceLocation(
+                    fileID: String(describing: site.fileID),
+                    filePath: String(describing: site.filePath),
+                    line: Int(site.line),
+                    column: Int(site.column)
+                )
+            )
+            return
+        }
+    #endif
+    #if canImport(XCTest)
+        XCTFail(message, file: site.filePath, line: site.line)
+    #else
+        fputs("\(site.fileID):\(site.line): error: \(message)\n", stderr)
+    #endif
+}

@@ -1,0 +1,255 @@
+import ReduxConsumer
+
+extension TestStore {
+    /// Checks the next action dispatched to the store (by middleware, a consumer or another
+    /// thread) and the state right after it was reduced.
+    ///
+    /// Received actions are checked in the order they were reduced. If none is there yet, this
+    /// waits until one is reduced or `timeout` seconds have passed, whichever comes first; an
+    /// action already reduced returns at once. With ``Exhaustivity/off``, actions that are not
+    /// `action` are skipped until it comes.
+    ///
+    /// The wait blocks the calling thread. Middleware that dispatches from a Dispatch queue or a
+    /// thread of its own is fine; middleware that dispatches from a Swift concurrency `Task` needs
+    /// a free thread in the cooperative pool while the test waits.
+    ///
+    /// ```swift
+    /// store.send(MainAction.refresh) { $0.isRefreshing = true }
+    /// store.receive(MainAction.refreshed(42), timeout: 5) {
+    ///     $0.isRefreshing = false
+    ///     $0.count = 42
+    /// }
+    /// ```
+    ///
+    /// For actions that are not `Equatable`, use ``receive(_:where:timeout:fileID:filePath:line:column:_:)``.
+    ///
+    /// - Parameters:
+    ///   - action: The action expected, compared with `==`.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - fileID: Where a failure is reported; leave the default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    ///   - updateExpectedState: Changes the expected state the way the action should; see
+    ///     ``send(_:fileID:filePath:line:column:_:)``.
+    public func receive<ReceivedAction: Action & Equatable>(
+        _ action: ReceivedAction,
+        timeout: Double = 1,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        _ updateExpectedState: ((inout State) -> Void)? = nil
+    ) {
+        receive(
+            rendered(action: action),
+            matching: { $0 as? ReceivedAction == action },
+            timeout: timeout,
+            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+            updateExpectedState
+        )
+    }
+
+    /// Checks that the next action dispatched to the store is of `type` and satisfies `isMatch`,
+    /// and checks the state right after it was reduced.
+    ///
+    /// The form for actions that are not `Equatable`, or to match an enum case whatever its
+    /// payload; otherwise the same as ``receive(_:timeout:fileID:filePath:line:column:_:)``.
+    ///
+    /// ```swift
+    /// store.receive(MainAction.self, where: { if case .failed = $0 { true } else { false } }) {
+    ///     $0.isRefreshing = false
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of the action expected.
+    ///   - isMatch: Decides whether an action of that type is the one expected; `{ _ in true }`
+    ///     accepts any.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - fileID: Where a failure is reported; leave the default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    ///   - updateExpectedState: Changes the expected state the way the action should.
+    public func receive<ReceivedAction: Action>(
+        _ type: ReceivedAction.Type,
+        where isMatch: (ReceivedAction) -> Bool,
+        timeout: Double = 1,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        _ updateExpectedState: ((inout State) -> Void)? = nil
+    ) {
+        receive(
+            "a \(ReceivedAction.self) action matching the predicate",
+            matching: { ($0 as? ReceivedAction).map(isMatch) ?? false },
+            timeout: timeout,
+            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+            updateExpectedState
+        )
+    }
+
+    /// Checks the next action that reached the global store of a page under test, typically one
+    /// the page's middleware dispatched there.
+    ///
+    /// Global actions are checked in the order the global store reduced them, independently of
+    /// the page's received actions; this waits for them as `receive` does. The global state is
+    /// the global store's own: read it from the store given to
+    /// ``init(global:initialState:reducer:middleware:fileID:filePath:line:column:)``.
+    ///
+    /// ```swift
+    /// store.send(MainAction.sendToBackground)
+    /// store.receiveGlobal(AppAction.enterBackground)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - action: The global action expected, compared with `==`.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - fileID: Where a failure is reported; leave the default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public func receiveGlobal<GlobalAction: Action & Equatable>(
+        _ action: GlobalAction,
+        timeout: Double = 1,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        receiveGlobal(
+            "global action \(rendered(action: action))",
+            matching: { $0 as? GlobalAction == action },
+            timeout: timeout,
+            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
+    }
+
+    /// Checks that the next action that reached the global store of a page under test is of
+    /// `type` and satisfies `isMatch`.
+    ///
+    /// The form for global actions that are not `Equatable`; otherwise the same as
+    /// ``receiveGlobal(_:timeout:fileID:filePath:line:column:)``.
+    ///
+    /// ```swift
+    /// store.receiveGlobal(AnalyticsEvent.self, where: { $0.name == "refresh" })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of the global action expected.
+    ///   - isMatch: Decides whether an action of that type is the one expected; `{ _ in true }`
+    ///     accepts any.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - fileID: Where a failure is reported; leave the default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public func receiveGlobal<GlobalAction: Action>(
+        _ type: GlobalAction.Type,
+        where isMatch: (GlobalAction) -> Bool,
+        timeout: Double = 1,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        receiveGlobal(
+            "a global \(GlobalAction.self) action matching the predicate",
+            matching: { ($0 as? GlobalAction).map(isMatch) ?? false },
+            timeout: timeout,
+            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
+    }
+
+    private func receiveGlobal(
+        _ expectation: String,
+        matching isMatch: (any Action) -> Bool,
+        timeout: Double,
+        at site: CallSite
+    ) {
+        let index = waitForAction(matching: isMatch, timeout: timeout) { globalActions }
+        guard let index else {
+            reportTimeout(expecting: expectation, in: globalActions, timeout: timeout, at: site)
+            return
+        }
+        let received = globalActions[index]
+        globalActions.removeFirst(index + 1)
+        if !isMatch(received) {
+            reportWrongAction(expecting: expectation, received: "global action \(rendered(action: received))", at: site)
+        }
+    }
+
+    private func receive(
+        _ expectation: String,
+        matching isMatch: (any Action) -> Bool,
+        timeout: Double,
+        at site: CallSite,
+        _ updateExpectedState: ((inout State) -> Void)?
+    ) {
+        settleFirings(before: "receive(\(expectation))", at: site)
+        let index = waitForAction(matching: isMatch, timeout: timeout) { receivedEvents.map(\.action) }
+        guard let index else {
+            reportTimeout(expecting: expectation, in: receivedEvents.map(\.action), timeout: timeout, at: site)
+            return
+        }
+        let event = receivedEvents[index]
+        if index > 0, let skipped = receivedEvents[index - 1].state {
+            expected = skipped
+        }
+        receivedEvents.removeFirst(index + 1)
+        let step = "receive(\(rendered(action: event.action)))"
+        guard let actual = event.state else { return }
+        if isMatch(event.action) {
+            check(updateExpectedState, actual: actual, after: step, at: site)
+        } else {
+            reportWrongAction(expecting: expectation, received: rendered(action: event.action), at: site)
+        }
+        expected = actual
+        dueFirings = event.firings
+        lastStep = step
+    }
+
+    /// Waits for the action to check next among `actions()`: the first one when exhaustive, the
+    /// first that matches otherwise. Returns its index, or `nil` after `timeout` seconds.
+    private func waitForAction(
+        matching isMatch: (any Action) -> Bool,
+        timeout: Double,
+        in actions: () -> [any Action]
+    ) -> Int? {
+        let deadline = Deadline(secondsFromNow: timeout)
+        while true {
+            absorb(log.take())
+            let candidates = actions()
+            if exhaustivity == .on, !candidates.isEmpty {
+                return 0
+            }
+            if exhaustivity == .off, let index = candidates.firstIndex(where: isMatch) {
+                return index
+            }
+            if deadline.hasPassed {
+                return nil
+            }
+            absorb(log.take(waitingUntil: deadline))
+        }
+    }
+
+    private func reportTimeout(
+        expecting expectation: String,
+        in queue: [any Action],
+        timeout: Double,
+        at site: CallSite
+    ) {
+        let seconds = timeout == 1 ? "1 second" : "\(timeout) seconds"
+        let skipped =
+            queue.isEmpty
+            ? "nothing was received."
+            : "received only:\n" + queue.map { "  " + rendered(action: $0) }.joined(separator: "\n")
+        reportFailure("Expected to receive \(expectation) within \(seconds), but \(skipped)", at: site)
+    }
+
+    private func reportWrongAction(expecting expectation: String, received: String, at site: CallSite) {
+        reportFailure("Expected to receive \(expectation), but received \(received) first.", at: site)
+    }
+}
