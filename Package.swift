@@ -35,6 +35,12 @@ let package = Package(
             dependencies: ["ReduxConsumer"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ConsumerDemoTests",
+            dependencies: ["ConsumerDemoKit", "ReduxConsumer"],
+            exclude: ["Golden"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -100,7 +100,7 @@ enum ArgumentParser {
     }
 
     private static func unknownOption(_ name: String) -> UsageError {
-        let known = options.map(\.name) + ["-h"]
+        let known = options.map(\.name)
         var message = "unknown option \(quoted(name, limit: 40))"
         if let suggestion = closestMatch(to: name, in: known) {
             message += "; did you mean '\(suggestion)'?"
@@ -122,10 +122,8 @@ enum ArgumentParser {
             }
             result.command = name == "tour" ? .tour : name == "repl" ? .repl : .help
         case "run":
-            if operands.count > 1 {
-                throw UsageError(
-                    message: "'run' takes one file, found another: \(quoted(operands.dropFirst().first ?? "", limit: 40))"
-                )
+            if let extra = operands.dropFirst().first {
+                throw UsageError(message: "'run' takes one file, found another: \(quoted(extra, limit: 40))")
             }
             result.command = .run(path: operands.first)
         default:

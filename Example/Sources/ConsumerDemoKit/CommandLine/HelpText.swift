@@ -1,7 +1,7 @@
 /// The text of `consumer-demo --help` and of `help` at the prompt.
 enum HelpText {
     static let scriptCommands = [
-        "Script commands (one per line):",
+        "Script commands, one per line:",
         "  increment, decrement        counter + 1, counter - 1",
         "  set N                       counter = N",
         "  rename NAME | rename nil    name = NAME, or nil",
@@ -16,10 +16,10 @@ enum HelpText {
 
     static let usage = """
         Usage:
-          consumer-demo [tour]            run the built-in tour
-          consumer-demo run FILE          replay a script, FILE or - for standard input
-          consumer-demo run               the same from standard input, or a prompt on a terminal
-          consumer-demo repl              type script commands at a prompt
+          consumer-demo [tour]        run the built-in tour
+          consumer-demo run FILE      replay a script; FILE - reads standard input
+          consumer-demo run           replay standard input, or open a prompt on a terminal
+          consumer-demo repl          type script commands at a prompt
         """
 
     static var full: String {
@@ -29,14 +29,14 @@ enum HelpText {
         \(usage)
 
         Options:
-          --json                   one JSON object per action (run, repl)
-          --keep-going             run the lines after a bad one (run)
-          --color, --no-color      force colors on or off; by default colors are on when
-                                   standard output is a terminal and NO_COLOR is not set
-          --max-value-length N     cut longer values with … (default 80)
-          -h, --help               show this help
-          --version                show the version
-          --                       end of options; what follows is a file name
+          --json                      one JSON object per action (run, repl)
+          --keep-going                run the lines after a bad one (run)
+          --color, --no-color         force colors on or off; by default colors are on when
+                                      standard output is a terminal and NO_COLOR is not set
+          --max-value-length N        cut longer values with … (default 80)
+          -h, --help                  show this help
+          --version                   show the version
+          --                          end of options; what follows is a file name
 
         \(scriptCommands.joined(separator: "\n"))
 

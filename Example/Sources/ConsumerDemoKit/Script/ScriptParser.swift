@@ -29,7 +29,9 @@ enum ScriptParser {
         let arguments = Array(tokens.dropFirst())
         let argumentColumn = arguments.first?.column ?? command.column
         guard !command.isQuoted else {
-            throw ScriptError(column: command.column, message: "expected a command, found the string \(quoted(command.text, limit: 40))")
+            throw ScriptError(
+                column: command.column,
+                message: "expected a command, found the string \(quoted(command.text, limit: 40))")
         }
         func statement(_ instruction: Statement.Instruction) -> Statement {
             Statement(
@@ -84,7 +86,8 @@ enum ScriptParser {
             if let suggestion = closestMatch(to: command.text, in: commandNames) {
                 message += "; did you mean '\(suggestion)'?"
             } else {
-                message += "; expected one of increment, decrement, set, rename, add-work, remove-work, login, "
+                message +=
+                    "; expected one of increment, decrement, set, rename, add-work, remove-work, login, "
                     + "logout, foreground"
             }
             throw ScriptError(column: command.column, message: message)

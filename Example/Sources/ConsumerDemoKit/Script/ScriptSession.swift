@@ -66,7 +66,8 @@ final class ScriptSession: Sendable {
         switch works.count {
         case 0: message = "no work at index \(index): works is empty"
         case 1: message = "no work at index \(index): works has 1 item, at index 0"
-        default: message = "no work at index \(index): works has \(works.count) items, at indices 0...\(works.count - 1)"
+        default:
+            message = "no work at index \(index): works has \(works.count) items, at indices 0...\(works.count - 1)"
         }
         throw ScriptError(column: column, message: message)
     }
