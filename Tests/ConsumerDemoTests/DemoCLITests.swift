@@ -13,7 +13,7 @@ struct DemoCLITests {
     @Test func builtInTourFinishesWellUnderASecond() {
         let clock = ContinuousClock()
         let elapsed = clock.measure { _ = runInProcess([]) }
-        #expect(elapsed < .milliseconds(500))
+        #expect(elapsed < .seconds(1))
     }
 
     @Test func tourScriptMatchesItsGolden() {

@@ -78,13 +78,7 @@ final class ScriptSession: Sendable {
             return
         }
         let changes =
-            entry.diff.isEmpty
-            ? [console.dim("(no change)")]
-            : entry.diff.changes.map { change in
-                var single = entry.diff
-                single.changes = [change]
-                return single.rendered(entry.format)
-            }
+            entry.diff.isEmpty ? [console.dim("(no change)")] : changeLines(entry.diff, format: entry.format)
         switch layout {
         case .numbered:
             console.line(rightAligned(String(line), width: 3) + "  " + console.bold("\(entry.action)"))

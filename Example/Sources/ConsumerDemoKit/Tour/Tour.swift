@@ -61,20 +61,25 @@ struct Tour {
         heading(
             "2. A page store lives as long as its owner (the seed's MainVc)",
             "MainVc opens a PageStore<MainState, AppState> whose count starts at 10 because alice",
-            "is logged in; it consumes AppState.foreground and MainState.count."
+            "is logged in; it consumes AppState.foreground and MainState.count, and sends global",
+            "changes to the global store."
         )
         let before = store.subscriberCount
-        var screen: MainScreen? = MainScreen(appStore: store, console: console, format: format)
+        var mainVc: MainScreen? = MainScreen(appStore: store, console: console, format: format)
         note("MainVc opened: global subscribers \(before) → \(store.subscriberCount)")
         dispatch(.setForeground(true), to: store)
-        if let page = screen?.page {
+        if let page = mainVc?.page {
             console.line("  > page.dispatch(.\(MainAction.increment))")
             page.dispatch(MainAction.increment)
+            let action = AppAction.setForeground(false)
+            console.line("  > page.dispatchGlobal(.\(action))")
+            page.dispatchGlobal(action)
         }
         let open = store.subscriberCount
-        screen = nil
+        console.line("  > mainVc = nil")
+        mainVc = nil
         note("MainVc released: global subscribers \(open) → \(store.subscriberCount)")
-        dispatch(.setForeground(false), to: store)
+        dispatch(.setForeground(true), to: store)
         note("Only the diff: no consumer is left to hear it.")
     }
 
@@ -105,10 +110,8 @@ struct Tour {
             console.line(labeled(label, console.dim("(no change)")))
             return
         }
-        for (index, change) in diff.changes.enumerated() {
-            var single = diff
-            single.changes = [change]
-            console.line(labeled(index == 0 ? label : "", single.rendered(format)))
+        for (index, line) in changeLines(diff, format: format).enumerated() {
+            console.line(labeled(index == 0 ? label : "", line))
         }
     }
 }
