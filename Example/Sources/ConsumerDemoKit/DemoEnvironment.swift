@@ -14,10 +14,10 @@ import Foundation
 /// ``process`` is the real process. Tests build their own to run the demo in-process:
 ///
 /// ```swift
-/// let output = Locked("")
 /// var environment = DemoEnvironment.process
-/// environment.write = { text in output.withLock { $0 += text } }
-/// let status = runDemo(arguments: ["--no-color"], environment: environment)
+/// environment.isOutputTerminal = false
+/// environment.write = { text in recorder.append(text) }  // any Sendable sink
+/// let status = runDemo(arguments: ["run", "tour.txt"], environment: environment)
 /// ```
 ///
 /// Output is written as it is produced (the interactive prompt needs it), so the sinks are

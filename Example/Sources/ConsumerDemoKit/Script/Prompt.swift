@@ -4,7 +4,8 @@ import ReduxConsumer
 /// obeys `help`, `state` and `quit`.
 ///
 /// A bad line is reported and the session goes on (there is nothing to keep going past). With a
-/// terminal, the report points at the column under the line just typed.
+/// terminal, the report points at the column under the line just typed. The session ends with
+/// `quit`, `exit` or the end of input, with status 1 if any line failed, as `run --keep-going`.
 struct Prompt {
     let console: Console
     let options: DemoOptions
