@@ -113,3 +113,28 @@ struct ConcurrencyTests {
         #expect(result.calls == 3_999)
     }
 }
+
+struct DrainOrderTests {
+    /// A store's thread waits for a consumer that is busy on another thread (a consumer's drain is
+    /// above a store's in the wait order), so `dispatch` returns only after the consumer's pass.
+    @Test func dispatchWaitsForAConsumerBusyOnAnotherThread() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<Int>()
+        consumer.add(\.counter) { _, new in seen.append(new) }
+        let subscription = store.subscribe(consumer)
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for step in 0..<500 {
+                if thread == 0 {
+                    store.dispatch(CounterAction.increment)
+                    #expect(seen.values.last == step + 1)
+                } else {
+                    // Keeps the consumer's drain busy from another thread.
+                    consumer.add(\.name) { _, _ in }.cancel()
+                }
+            }
+        }
+        #expect(seen.values == Array(1...500))
+        subscription.cancel()
+    }
+}

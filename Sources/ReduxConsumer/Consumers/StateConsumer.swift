@@ -35,10 +35,9 @@ import Dispatch
 /// next state. The consumer keeps the selected values only, never a copy of the state; consumers
 /// on the same key path share one read and one comparison per state.
 public final class StateConsumer<State: Sendable>: Sendable {
-    private let drain = Drain<State>()
+    private let drain = Drain<State>(level: .consumer)
     private let engine = ConsumerEngine<State>()
     private let counters = Lock(Counters())
-    private let delivery: Delivery
 
     private struct Counters {
         var nextID: UInt64 = 0
@@ -54,16 +53,16 @@ public final class StateConsumer<State: Sendable>: Sendable {
         if let queue {
             let drain = drain
             let engine = engine
-            delivery = .queue(queue) { member, call in
+            // A queued call runs as a job of this consumer's drain, so it is ordered with passes and
+            // removals, and is dropped if its consumer was removed after the call was queued.
+            engine.delivery = .queue(queue) { member, call in
                 drain.perform(
                     {
                         if engine.contains(member) { call() }
                     },
-                    process: { engine.consume($0, delivery: .inline) }
+                    process: { engine.consume($0, delivery: engine.delivery) }
                 )
             }
-        } else {
-            delivery = .inline
         }
     }
 
@@ -118,7 +117,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
         let comparison = isPulse ? nil : isEqual
         let key = isPulse ? nil : groupKey
         let instantly = options.contains(.instantly)
-        let delivery = delivery
+        let delivery = engine.delivery
         drain.perform(
             { [engine] in
                 engine.add(
@@ -165,6 +164,6 @@ public final class StateConsumer<State: Sendable>: Sendable {
     }
 
     private func process(_ state: State) {
-        engine.consume(state, delivery: delivery)
+        engine.consume(state, delivery: engine.delivery)
     }
 }

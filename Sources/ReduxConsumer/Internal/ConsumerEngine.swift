@@ -20,6 +20,8 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
     private var fired: [any ConsumerGroup<State>] = []
     private var cursors: [Int] = []
     var source: StateSource<State>?
+    /// How callbacks reach their caller; set once by the consumer's `init`, before it is shared.
+    var delivery = Delivery.inline
 
     /// Whether the member `id` is still registered (admitted or waiting for its first state).
     func contains(_ id: UInt64) -> Bool {

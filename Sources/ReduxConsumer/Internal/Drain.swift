@@ -8,9 +8,11 @@
 /// - A job submitted by the drainer itself (a dispatch from inside a reducer, middleware or
 ///   callback) is not run recursively and does not deadlock: it is queued locally and runs right
 ///   after the current job, before any job from another thread.
-/// - A thread that is already running some other drain never blocks here (that is how two stores
-///   dispatching into each other from two threads would deadlock): it queues its job and returns,
-///   and the current drainer runs it.
+/// - A thread that is already running a drain of the same or a higher ``DrainLevel`` never blocks here
+///   (that is how two stores dispatching into each other from two threads would deadlock): it
+///   queues its job and returns, and the current drainer runs it. A store's thread may wait for a
+///   consumer's drain (a higher level), so a store's dispatch returns after its consumers ran;
+///   waits only ever go up the levels, so they cannot form a cycle.
 /// - A drainer whose own job is done hands the drain over to a waiting thread instead of serving
 ///   others forever, so every blocking caller returns in bounded time.
 ///
@@ -53,8 +55,13 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
     }
 
     private let queue = Lock(Queue())
+    private let level: DrainLevel
     private var local: [Job] = []
     private var localHead = 0
+
+    init(level: DrainLevel) {
+        self.level = level
+    }
 
     /// Whether the calling thread is the drainer right now (inside a job of this drain).
     var isCurrentThreadDraining: Bool {
@@ -89,7 +96,7 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
             }
             return
         }
-        let mayWait = !context.isRunningAnyDrain
+        let mayWait = context.mayWait(for: level)
         let (ticket, isDrainer) = queue.withLock { queue -> (UInt64, Bool) in
             queue.enqueued += 1
             if !queue.isBusy {
@@ -120,7 +127,7 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
     /// Runs queued jobs until the queue is empty, or until the job `ticket` is done and another
     /// thread is waiting to take over.
     private func drain(until ticket: UInt64, context: ThreadContext, id: ObjectIdentifier, process: (Item) -> Void) {
-        context.enter(id)
+        context.enter(id, level: level)
         defer { context.leave(id) }
         var hasCompletedJob = false
         while true {
@@ -158,4 +165,15 @@ final class Drain<Item: Sendable>: @unchecked Sendable {
         case .run(let body): body()
         }
     }
+}
+
+/// Where a drain stands in the wait order: a thread running drains may only wait for a drain
+/// of a strictly higher level.
+enum DrainLevel: Int, Comparable, Sendable {
+    /// A store's drain.
+    case store = 1
+    /// A state consumer's drain: fed by stores, never waits for one.
+    case consumer = 2
+
+    static func < (lhs: DrainLevel, rhs: DrainLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }

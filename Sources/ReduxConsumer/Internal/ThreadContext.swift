@@ -15,8 +15,8 @@
 /// (and queued instead of deadlocking), and how a thread that is already running one store knows
 /// not to block on another.
 final class ThreadContext {
-    /// Drains this thread is running, innermost last.
-    private var running: [ObjectIdentifier] = []
+    /// Drains this thread is running, innermost last, with their levels.
+    private var running: [(id: ObjectIdentifier, level: DrainLevel)] = []
     /// The store whose reducer this thread is running right now, if any.
     var reducingStore: ObjectIdentifier?
     /// Dispatches made from inside a reducer, run once the reducer has returned (and its store's
@@ -33,23 +33,26 @@ final class ThreadContext {
         return context
     }
 
-    /// Whether this thread is running any drain at all.
-    var isRunningAnyDrain: Bool { !running.isEmpty }
+    /// Whether this thread may block waiting for a drain of `level`: only when every drain it is
+    /// running has a lower level, so waits always go up the levels and can never form a cycle.
+    func mayWait(for level: DrainLevel) -> Bool {
+        running.allSatisfy { $0.level < level }
+    }
 
     /// Whether this thread is running the drain `id` (possibly with others nested inside it).
     @inline(__always)
     func isRunning(_ id: ObjectIdentifier) -> Bool {
-        running.contains(id)
+        running.contains { $0.id == id }
     }
 
-    func enter(_ id: ObjectIdentifier) {
-        running.append(id)
+    func enter(_ id: ObjectIdentifier, level: DrainLevel) {
+        running.append((id, level))
     }
 
     func leave(_ id: ObjectIdentifier) {
-        if running.last == id {
+        if running.last?.id == id {
             running.removeLast()
-        } else if let index = running.lastIndex(of: id) {
+        } else if let index = running.lastIndex(where: { $0.id == id }) {
             running.remove(at: index)
         }
     }

@@ -21,7 +21,7 @@
 public final class Store<State: Sendable>: Sendable {
     private let reducer: Reducer<State>
     private let core: Lock<Core>
-    private let drain = Drain<Job>()
+    private let drain = Drain<Job>(level: .store)
     private let engine: Confined<Engine>
 
     private struct Core {
