@@ -53,6 +53,12 @@ let package = Package(
             dependencies: ["ReduxConsumer", "ReduxConsumerTesting"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ConsumerDemoTests",
+            dependencies: ["ConsumerDemoKit", "ReduxConsumer"],
+            exclude: ["Golden"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

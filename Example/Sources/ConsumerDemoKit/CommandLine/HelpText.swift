@@ -1,0 +1,53 @@
+/// The text of `consumer-demo --help` and of `help` at the prompt.
+enum HelpText {
+    static let scriptCommands = [
+        "Script commands, one per line:",
+        "  increment, decrement        counter + 1, counter - 1",
+        "  set N                       counter = N",
+        "  rename NAME | rename nil    name = NAME, or nil",
+        "  add-work TEXT               append TEXT to works",
+        "  remove-work INDEX           remove works[INDEX]",
+        "  login USER | logout         auth.user = USER, or nil",
+        "  foreground on|off           foreground = true or false",
+        "  # comment                   ignored, as are blank lines",
+        "  NAME, TEXT and USER are a bare word (Kim) or a quoted string (\"Kim Lee\", with \\\" and \\\\).",
+        "At the prompt also: help, state (print the state), quit.",
+    ]
+
+    static let usage = """
+        Usage:
+          consumer-demo [tour]        run the built-in tour
+          consumer-demo run FILE      replay a script; FILE - reads standard input
+          consumer-demo run           replay standard input, or open a prompt on a terminal
+          consumer-demo repl          type script commands at a prompt
+        """
+
+    static var full: String {
+        """
+        consumer-demo \(demoVersion): learn ReduxConsumer by watching state change.
+
+        \(usage)
+
+        Options:
+          --json                      one JSON object per action (run, repl)
+          --keep-going                run the lines after a bad one (run)
+          --color, --no-color         force colors on or off; by default colors are on when
+                                      standard output is a terminal and NO_COLOR is not set
+          --max-value-length N        cut longer values with … (default 80)
+          -h, --help                  show this help
+          --version                   show the version
+          --                          end of options; what follows is a file name
+
+        \(scriptCommands.joined(separator: "\n"))
+
+        Exit status:
+          0 success, 1 errors in the script, 2 usage error, 3 unreadable file
+
+        Examples:
+          consumer-demo
+          consumer-demo run Example/scripts/tour.txt
+          consumer-demo run Example/scripts/errors.txt --keep-going
+          printf 'increment\\nrename "Kim"\\n' | consumer-demo run - --json
+        """
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Everything `consumer-demo` needs from its process: input, output, files, environment variables
+/// and whether it talks to a terminal.
+///
+/// ``process`` is the real process. Tests build their own to run the demo in-process:
+///
+/// ```swift
+/// var environment = DemoEnvironment.process
+/// environment.isOutputTerminal = false
+/// environment.write = { text in recorder.append(text) }  // any Sendable sink
+/// let status = runDemo(arguments: ["run", "tour.txt"], environment: environment)
+/// ```
+///
+/// Output is written as it is produced (the interactive prompt needs it), so the sinks are
+/// closures rather than `inout` streams; they are called on the calling thread.
+public struct DemoEnvironment: Sendable {
+    /// The environment variables; `NO_COLOR` turns colors off.
+    public var variables: [String: String]
+
+    /// Whether standard input is a terminal: `consumer-demo run` without a file then prompts.
+    public var isInputTerminal: Bool
+
+    /// Whether standard output is a terminal: colors are on by default only then.
+    public var isOutputTerminal: Bool
+
+    /// Reads one line of standard input without its line ending, or `nil` at the end.
+    public var readLine: @Sendable () -> String?
+
+    /// Reads a whole file as text; invalid UTF-8 is replaced with `U+FFFD`.
+    public var readFile: @Sendable (_ path: String) throws(FileReadError) -> String
+
+    /// Writes text to standard output, as is.
+    public var write: @Sendable (_ text: String) -> Void
+
+    /// Writes text to standard error, as is.
+    public var writeError: @Sendable (_ text: String) -> Void
+
+    /// Creates an environment from its parts.
+    ///
+    /// - Parameters:
+    ///   - variables: The environment variables.
+    ///   - isInputTerminal: Whether standard input is a terminal.
+    ///   - isOutputTerminal: Whether standard output is a terminal.
+    ///   - readLine: Reads one line of standard input, or `nil` at the end.
+    ///   - readFile: Reads a whole file as text.
+    ///   - write: Writes to standard output.
+    ///   - writeError: Writes to standard error.
+    public init(
+        variables: [String: String],
+        isInputTerminal: Bool,
+        isOutputTerminal: Bool,
+        readLine: @escaping @Sendable () -> String?,
+        readFile: @escaping @Sendable (_ path: String) throws(FileReadError) -> String,
+        write: @escaping @Sendable (_ text: String) -> Void,
+        writeError: @escaping @Sendable (_ text: String) -> Void
+    ) {
+        self.variables = variables
+        self.isInputTerminal = isInputTerminal
+        self.isOutputTerminal = isOutputTerminal
+        self.readLine = readLine
+        self.readFile = readFile
+        self.write = write
+        self.writeError = writeError
+    }
+
+    /// The running process: its standard streams, its files and its environment variables.
+    public static var process: DemoEnvironment {
+        DemoEnvironment(
+            variables: ProcessInfo.processInfo.environment,
+            isInputTerminal: isatty(STDIN_FILENO) == 1,
+            isOutputTerminal: isatty(STDOUT_FILENO) == 1,
+            readLine: { Swift.readLine(strippingNewline: true) },
+            readFile: readWholeFile,
+            // Unbuffered, so the prompt shows at once and stdout and stderr stay in order.
+            write: { text in writeAll(text, to: STDOUT_FILENO) },
+            writeError: { text in writeAll(text, to: STDERR_FILENO) }
+        )
+    }
+}
+
+/// Why a file could not be read, such as `No such file or directory`.
+public struct FileReadError: Error, Equatable, Sendable {
+    /// The reason, as the operating system words it.
+    public var reason: String
+
+    /// Creates an error.
+    ///
+    /// - Parameter reason: The reason, such as `No such file or directory`.
+    public init(reason: String) {
+        self.reason = reason
+    }
+}
+
+private func writeAll(_ text: String, to descriptor: Int32) {
+    var text = text
+    text.withUTF8 { bytes in
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+}
+
+private func readWholeFile(_ path: String) throws(FileReadError) -> String {
+    guard let file = fopen(path, "rb") else {
+        throw FileReadError(reason: String(cString: strerror(errno)))
+    }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+        bytes.append(contentsOf: chunk[..<count])
+        if count < chunk.count {
+            if ferror(file) != 0 {
+                throw FileReadError(reason: String(cString: strerror(errno)))
+            }
+            break
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

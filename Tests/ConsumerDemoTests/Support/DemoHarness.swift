@@ -1,0 +1,66 @@
+import ConsumerDemoKit
+import Foundation
+
+/// What one in-process run of `consumer-demo` produced.
+struct DemoRun {
+    var status: ExitStatus
+    var output: String
+    var errors: String
+}
+
+/// The repository root, found from this file's path, so tests read the real scripts and goldens.
+let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()  // Support
+    .deletingLastPathComponent()  // ConsumerDemoTests
+    .deletingLastPathComponent()  // Tests
+    .deletingLastPathComponent()
+
+/// Runs `consumer-demo` in-process with `arguments`, feeding `input` as standard input.
+///
+/// Relative file paths are read from the repository root, so messages show them as a user
+/// running from a clone would see them (`Example/scripts/errors.txt:4:5: …`).
+func runInProcess(
+    _ arguments: [String],
+    input: [String] = [],
+    isInputTerminal: Bool = false,
+    isOutputTerminal: Bool = false,
+    variables: [String: String] = [:]
+) -> DemoRun {
+    let output = Locked("")
+    let errors = Locked("")
+    let lines = Locked(input[...])
+    let environment = DemoEnvironment(
+        variables: variables,
+        isInputTerminal: isInputTerminal,
+        isOutputTerminal: isOutputTerminal,
+        readLine: { lines.withLock { $0.popFirst() } },
+        readFile: { path throws(FileReadError) in
+            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : packageRoot.appendingPathComponent(path)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw FileReadError(reason: "No such file or directory")
+            }
+            return String(decoding: data, as: UTF8.self)
+        },
+        write: { text in output.withLock { $0 += text } },
+        writeError: { text in errors.withLock { $0 += text } }
+    )
+    let status = ConsumerDemoKit.runDemo(arguments: arguments, environment: environment)
+    return DemoRun(status: status, output: output.withLock { $0 }, errors: errors.withLock { $0 })
+}
+
+/// A value behind an `NSLock`, for the harness's `@Sendable` sinks.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only touched while `lock` is held.
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
