@@ -248,23 +248,4 @@ extension StateConsumer {
             callback.deliver(old: value, new: value, state: address, via: delivery, member: member)
         }
     }
-
-    /// Registers one consumer from a closure selector with an optional equality, calling back with
-    /// the old value, the new value and the state: the general form other features build on.
-    /// `groupKey` is accepted for source compatibility; such consumers are not grouped (grouping
-    /// needs the `Equatable` path above, which compares with `==`).
-    func register<Value: Sendable>(
-        groupKey: (any AnyKeyPath & Sendable)?,
-        select: @escaping @Sendable (State) -> Value,
-        isEqual: (@Sendable (Value, Value) -> Bool)?,
-        options: ConsumeOptions,
-        callback: @escaping @Sendable (_ old: Value, _ new: Value, _ state: State) -> Void
-    ) -> ConsumerToken {
-        register(
-            .closure(select),
-            isEqual: options.contains(.pulse) ? nil : isEqual,
-            options: options,
-            callback: .changeInState(callback)
-        )
-    }
 }

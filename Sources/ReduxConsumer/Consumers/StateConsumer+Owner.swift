@@ -34,14 +34,10 @@ extension StateConsumer {
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(
-            owner: owner,
-            groupKey: keyPath,
-            select: { $0[keyPath: keyPath] },
-            isEqual: { $0 == $1 },
-            options: options,
-            callback: callback
-        )
+        let link = OwnerLink(owner)
+        let token = register(keyPath, options: options, callback: .change(link.forwarding(callback)))
+        link.attach(token)
+        return token
     }
 
     /// Calls `callback` with `owner`, the old and the new value whenever the value `selector`
@@ -67,32 +63,9 @@ extension StateConsumer {
         options: ConsumeOptions = [],
         _ callback: @escaping @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
-        register(
-            owner: owner,
-            groupKey: nil,
-            select: selector,
-            isEqual: { $0 == $1 },
-            options: options,
-            callback: callback
-        )
-    }
-
-    private func register<Owner: AnyObject & Sendable, Value: Sendable>(
-        owner: Owner,
-        groupKey: (any AnyKeyPath & Sendable)?,
-        select: @escaping @Sendable (State) -> Value,
-        isEqual: @escaping @Sendable (Value, Value) -> Bool,
-        options: ConsumeOptions,
-        callback: @escaping @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
-    ) -> ConsumerToken {
         let link = OwnerLink(owner)
-        let token = register(groupKey: groupKey, select: select, isEqual: isEqual, options: options) { old, new, _ in
-            guard let owner = link.owner else {
-                link.removeConsumer()
-                return
-            }
-            callback(owner, old, new)
-        }
+        let token = register(
+            .closure(selector), key: nil, options: options, callback: .change(link.forwarding(callback)))
         link.attach(token)
         return token
     }

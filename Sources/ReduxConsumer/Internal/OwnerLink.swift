@@ -23,4 +23,18 @@ final class OwnerLink<Owner: AnyObject & Sendable>: Sendable {
         }
         token?.cancel()
     }
+
+    /// Wraps `callback` so it gets the owner while there is one, and removes its consumer once the
+    /// owner is gone.
+    func forwarding<Value>(
+        _ callback: @escaping @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
+    ) -> @Sendable (_ old: Value, _ new: Value) -> Void {
+        { [self] old, new in
+            guard let owner else {
+                removeConsumer()
+                return
+            }
+            callback(owner, old, new)
+        }
+    }
 }
