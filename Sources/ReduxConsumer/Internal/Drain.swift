@@ -103,6 +103,13 @@ final class Drain: @unchecked Sendable {
             }
             return
         }
+        if !runsInlineWhenReentrant && context.reducingStore != nil {
+            // Submitted from inside a reducer (which holds its store's lock): run it once the
+            // reducer has returned, so no drain ever runs inside a reducer.
+            let later = queueing()
+            context.dispatchesAfterReduce.append { [self] in submit(later, queueing: { later }) }
+            return
+        }
         // Fast path: an idle drain with nothing queued. Running the job straight away is exactly
         // what queueing it and popping it again would do, minus a lock round trip and a closure
         // allocation per dispatch.

@@ -91,12 +91,6 @@ public final class Store<State: Sendable>: Sendable {
     /// - Complexity: Without contention, two lock round trips for the drain and one for the state,
     ///   no allocation, plus the subscribers' work.
     public func dispatch(_ action: any Action) {
-        let context = ThreadContext.current
-        if context.reducingStore != nil {
-            // A reducer dispatched: wait until it has returned and released its store's lock.
-            context.dispatchesAfterReduce.append { [self] in dispatch(action) }
-            return
-        }
         drain.submit({ runThroughChain(action) }, queueing: { { [self] in runThroughChain(action) } })
     }
 
