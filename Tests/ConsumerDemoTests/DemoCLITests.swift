@@ -1,5 +1,6 @@
 import ConsumerDemoKit
 import Foundation
+import ReduxConsumer
 import Testing
 
 struct DemoCLITests {
@@ -113,7 +114,7 @@ struct DemoCLITests {
 
     @Test func unreadableFileThroughTheRealProcessEnvironmentNamesTheReason() {
         var environment = DemoEnvironment.process
-        let errors = Locked("")
+        let errors = Lock("")
         environment.writeError = { text in errors.withLock { $0 += text } }
         environment.write = { _ in }
         let status = ConsumerDemoKit.runDemo(arguments: ["run", "/nonexistent/script.txt"], environment: environment)

@@ -10,17 +10,20 @@
 
 /// A mutex (with a condition variable) around a value: the only way in is `withLock`.
 ///
+/// `package`, not public: the package's other modules (the test store, the demo, the tests) use
+/// this one reviewed lock instead of keeping copies of it.
+///
 /// Built on `pthread_mutex_t` rather than `Synchronization.Mutex` because ThreadSanitizer on Linux
 /// understands pthread mutexes (it reports false races for `Mutex`) and because it needs no
 /// macOS 15 / iOS 18 availability. Never call user code inside `withLock`.
-final class Lock<Value>: @unchecked Sendable {
+package final class Lock<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written while `mutex` is held.
     // `@exclusivity(unchecked)`: the mutex already makes every access exclusive.
     @exclusivity(unchecked) private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -43,7 +46,7 @@ final class Lock<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the protected value.
     @inline(__always)
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
@@ -52,7 +55,7 @@ final class Lock<Value>: @unchecked Sendable {
     /// Waits until `isReady` holds for the protected value, then runs `body`, all under the lock.
     ///
     /// `isReady` is checked again each time another thread calls ``broadcast()``.
-    func withLock<Result>(
+    package func withLock<Result>(
         waitingUntil isReady: (Value) -> Bool,
         _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
@@ -64,8 +67,28 @@ final class Lock<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// Waits until `isReady` holds or `deadline` has passed, whichever comes first, then runs `body`
+    /// under the lock.
+    ///
+    /// `isReady` is checked again each time another thread calls ``broadcast()``.
+    package func withLock<Result>(
+        waitingUntil isReady: (Value) -> Bool,
+        deadline: Deadline,
+        _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var time = deadline.time
+        while !isReady(value) {
+            if pthread_cond_timedwait(condition, mutex, &time) == ETIMEDOUT {
+                break
+            }
+        }
+        return try body(&value)
+    }
+
     /// Wakes every thread waiting in ``withLock(waitingUntil:_:)`` so it checks its condition again.
-    func broadcast() {
+    package func broadcast() {
         pthread_cond_broadcast(condition)
     }
 }

@@ -1,5 +1,6 @@
 import ConsumerDemoKit
 import Foundation
+import ReduxConsumer
 
 /// What one in-process run of `consumer-demo` produced.
 struct DemoRun {
@@ -26,9 +27,9 @@ func runInProcess(
     isOutputTerminal: Bool = false,
     variables: [String: String] = [:]
 ) -> DemoRun {
-    let output = Locked("")
-    let errors = Locked("")
-    let lines = Locked(input[...])
+    let output = Lock("")
+    let errors = Lock("")
+    let lines = Lock(input[...])
     let environment = DemoEnvironment(
         variables: variables,
         isInputTerminal: isInputTerminal,
@@ -46,21 +47,4 @@ func runInProcess(
     )
     let status = ConsumerDemoKit.runDemo(arguments: arguments, environment: environment)
     return DemoRun(status: status, output: output.withLock { $0 }, errors: errors.withLock { $0 })
-}
-
-/// A value behind an `NSLock`, for the harness's `@Sendable` sinks.
-final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched while `lock` is held.
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }

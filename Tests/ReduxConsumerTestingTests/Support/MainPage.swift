@@ -89,7 +89,7 @@ func mainMiddleware(global: Store<AppState>, fetchCount: @escaping CountFetcher)
 
 /// What the screen shows, without a UI: its consumers turn page state into label text.
 final class MainScreenModel: Sendable {
-    private let text = Locked("")
+    private let text = Lock("")
 
     /// The count label's text.
     var countText: String {

@@ -16,7 +16,7 @@ final class ScriptSession: Sendable {
     }
 
     let store: Store<AppState>
-    private let entries = Locked<[ActionLogger<AppState>.Entry]>([])
+    private let entries = Lock<[ActionLogger<AppState>.Entry]>([])
     private let console: Console
     private let layout: Layout
     private let isJSON: Bool
