@@ -34,8 +34,8 @@ struct ReducerSideEffectTests {
         guard finishesWithoutDeadlock({ store.dispatch(CounterAction.rename("subscribe")) }) else { return }
         store.dispatch(CounterAction.increment)
         #expect(store.subscriberCount == 1)
-        // Registered as the reducer returned: notified of the action that subscribed, then the next.
-        #expect(calls.values == [0, 1])
+        // Like any subscriber added during an action: the first call comes with the next action.
+        #expect(calls.values == [1])
         subscriptions.withLock { $0.removeAll() }
         #expect(store.subscriberCount == 0)
     }
@@ -97,5 +97,49 @@ struct ReducerSideEffectTests {
         guard finished else { return }
         #expect(readState.withLock { $0 } == 0)
         #expect(consumer.count == 2)
+    }
+}
+
+/// A closure subscriber registered while its store is between reducing an action and notifying it
+/// (from a dispatch its reducer made to another store) starts with the next action.
+struct SubscribeDuringNotificationTests {
+    @Test func closureSubscriberAddedBetweenReduceAndNotifyStartsWithTheNextAction() {
+        let other = makeStore()
+        let calls = Recorder<Int>()
+        let subscriptions = NSLockBox<[Subscription]>([])
+        let (store, release) = makeStore { _, tag in
+            if tag == "ping" { other.dispatch(CounterAction.increment) }
+        }
+        defer { release() }
+        // Consumers only: the store copies no old state for this action.
+        let consumer = StateConsumer<AppState>()
+        consumer.add(\.counter) { _ in }
+        let feeding = store.subscribe(consumer)
+        let back = other.subscribe { _, _ in
+            subscriptions.withLock { $0.append(store.subscribe { _, new in calls.append(new.counter) }) }
+        }
+        store.dispatch(CounterAction.rename("ping"))
+        store.dispatch(CounterAction.set(7))
+        #expect(calls.values == [7])
+        #expect(store.subscriberCount == 2)
+        back.cancel()
+        feeding.cancel()
+        subscriptions.withLock { $0.removeAll() }
+        #expect(store.subscriberCount == 0)
+    }
+
+    @Test func subscriptionCancelledInsideTheCallbackThatMadeItIsNeverCalled() {
+        let store = makeStore()
+        let calls = Recorder<Int>()
+        let trigger = store.subscribe { _, new in
+            guard new.counter == 1 else { return }
+            store.subscribe { _, new in calls.append(new.counter) }.cancel()
+        }
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+        #expect(calls.values.isEmpty)
+        #expect(store.subscriberCount == 1)
+        trigger.cancel()
+        #expect(store.subscriberCount == 0)
     }
 }

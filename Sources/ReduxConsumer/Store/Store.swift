@@ -149,17 +149,33 @@ public final class Store<State: Sendable>: Sendable {
             counters.subscriberCount += 1
             return counters.nextObserverID
         }
-        perform { [self] in
+        let job: @Sendable () -> Void = { [self] in
+            guard counters.withLock({ $0.cancelledBeforeRegistration.remove(id) == nil }) else { return }
             observers.value.slots.append(observer, identifier: id)
             if !observer.isConsumer { observers.value.oldStateReaders += 1 }
             attach?()
+        }
+        if observer.isConsumer {
+            perform(job)
+        } else {
+            // Queued, not run at once, when subscribed from inside this store's own action: the
+            // pass already chose whether to copy the old state (and how to call its observers), so
+            // a closure subscriber added in the middle of it must wait for the next action.
+            drain.submit(job, queueing: { job })
         }
         return Subscription { [weak self] in self?.unregister(id) }
     }
 
     private func unregister(_ id: UInt64) {
         perform { [self] in
-            guard let observer = observers.value.slots.remove(id) else { return }
+            guard let observer = observers.value.slots.remove(id) else {
+                // Cancelled before its queued registration ran: the registration will skip it.
+                counters.withLock { counters in
+                    counters.cancelledBeforeRegistration.insert(id)
+                    counters.subscriberCount -= 1
+                }
+                return
+            }
             counters.withLock { $0.subscriberCount -= 1 }
             if !observer.isConsumer { observers.value.oldStateReaders -= 1 }
             observer.detach?()
@@ -290,4 +306,6 @@ public final class Store<State: Sendable>: Sendable {
 private struct ObserverCounters {
     var subscriberCount = 0
     var nextObserverID: UInt64 = 0
+    /// Subscriptions cancelled while their registration was still queued.
+    var cancelledBeforeRegistration: Set<UInt64> = []
 }
