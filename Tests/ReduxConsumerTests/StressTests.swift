@@ -97,6 +97,7 @@ struct ReducerSideEffectTests {
         guard finished else { return }
         #expect(readState.withLock { $0 } == 0)
         #expect(consumer.count == 2)
+        consumer.removeAll()  // Its callback holds the store, whose reducer holds the consumer.
     }
 }
 
