@@ -102,7 +102,8 @@ public final class StateConsumer<State: Sendable>: Sendable {
     }
 
     /// Removes the consumer `token` names; it is not called again, even later in a pass that is
-    /// running now.
+    /// running now (unless `remove` is called from inside another consumer's callback while this
+    /// one is busy on another thread; then it ends right after that thread's current pass).
     ///
     /// - Parameter token: The token `add` returned.
     public func remove(_ token: ConsumerToken) {

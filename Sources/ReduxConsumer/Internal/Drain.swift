@@ -87,13 +87,26 @@ final class Drain: @unchecked Sendable {
     /// Runs `job` with exclusive access to the drain's confined state.
     ///
     /// Unlike ``submit(_:queueing:)``, a re-entrant call runs `job` at once (a consumer removed
-    /// from inside a callback must stop at once, not after the pass).
+    /// from inside a callback must stop at once, not after the pass). Called from inside a reducer,
+    /// `job` runs once the reducer has returned, as a submission would.
     func perform(_ job: () -> Void, queueing: () -> Job) {
         enter(job, queueing: queueing, runsInlineWhenReentrant: true)
     }
 
     private func enter(_ job: () -> Void, queueing: () -> Job, runsInlineWhenReentrant: Bool) {
         let context = ThreadContext.current
+        if context.reducingStore != nil {
+            // Submitted or performed from inside a reducer, which holds its store's lock: run it
+            // once the reducer has returned, so no drain ever runs (or waits) inside a reducer. Run
+            // inside it, a job that reads that store (a consumer's starting value) or takes its lock
+            // (a subscription) would deadlock, and a wait for a drain busy on a thread that reads
+            // the store's state would too.
+            let later = queueing()
+            context.dispatchesAfterReduce.append { [self] in
+                enter(later, queueing: { later }, runsInlineWhenReentrant: runsInlineWhenReentrant)
+            }
+            return
+        }
         let id = ObjectIdentifier(self)
         if context.isRunning(id) {
             if runsInlineWhenReentrant {
@@ -101,13 +114,6 @@ final class Drain: @unchecked Sendable {
             } else {
                 local.append(queueing())
             }
-            return
-        }
-        if !runsInlineWhenReentrant && context.reducingStore != nil {
-            // Submitted from inside a reducer (which holds its store's lock): run it once the
-            // reducer has returned, so no drain ever runs inside a reducer.
-            let later = queueing()
-            context.dispatchesAfterReduce.append { [self] in submit(later, queueing: { later }) }
             return
         }
         // Fast path: an idle drain with nothing queued. Running the job straight away is exactly

@@ -21,6 +21,8 @@
 public final class Store<State: Sendable>: Sendable {
     private let reducer: Reducer<State>
     private let core: Lock<Core>
+    /// Apart from `core`: a reducer holds `core`'s lock, and may subscribe or cancel.
+    private let counters = Lock(ObserverCounters())
     private let drain = Drain(level: .store)
     // The confined tables are non-generic types (or generic only in their element): the store's
     // code runs unspecialised, and a non-generic table costs no runtime metadata lookup per pass.
@@ -30,8 +32,6 @@ public final class Store<State: Sendable>: Sendable {
 
     private struct Core {
         var state: State
-        var subscriberCount = 0
-        var nextObserverID: UInt64 = 0
     }
 
     /// Creates a store.
@@ -80,7 +80,7 @@ public final class Store<State: Sendable>: Sendable {
 
     /// The number of live subscriptions (closures and consumers). Useful in leak tests.
     public var subscriberCount: Int {
-        core.withLock { $0.subscriberCount }
+        counters.withLock { $0.subscriberCount }
     }
 
     /// Sends `action` through the middleware to the reducer, then notifies subscribers.
@@ -144,23 +144,39 @@ public final class Store<State: Sendable>: Sendable {
     }
 
     private func register(_ observer: StoreObserver, attach: (@Sendable () -> Void)?) -> Subscription {
-        let id = core.withLock { core in
-            core.nextObserverID += 1
-            core.subscriberCount += 1
-            return core.nextObserverID
+        let id = counters.withLock { counters in
+            counters.nextObserverID += 1
+            counters.subscriberCount += 1
+            return counters.nextObserverID
         }
-        perform { [self] in
+        let job: @Sendable () -> Void = { [self] in
+            guard counters.withLock({ $0.cancelledBeforeRegistration.remove(id) == nil }) else { return }
             observers.value.slots.append(observer, identifier: id)
             if !observer.isConsumer { observers.value.oldStateReaders += 1 }
             attach?()
+        }
+        if observer.isConsumer {
+            perform(job)
+        } else {
+            // Queued, not run at once, when subscribed from inside this store's own action: the
+            // pass already chose whether to copy the old state (and how to call its observers), so
+            // a closure subscriber added in the middle of it must wait for the next action.
+            drain.submit(job, queueing: { job })
         }
         return Subscription { [weak self] in self?.unregister(id) }
     }
 
     private func unregister(_ id: UInt64) {
         perform { [self] in
-            guard let observer = observers.value.slots.remove(id) else { return }
-            core.withLock { $0.subscriberCount -= 1 }
+            guard let observer = observers.value.slots.remove(id) else {
+                // Cancelled before its queued registration ran: the registration will skip it.
+                counters.withLock { counters in
+                    counters.cancelledBeforeRegistration.insert(id)
+                    counters.subscriberCount -= 1
+                }
+                return
+            }
+            counters.withLock { $0.subscriberCount -= 1 }
             if !observer.isConsumer { observers.value.oldStateReaders -= 1 }
             observer.detach?()
         }
@@ -284,4 +300,12 @@ public final class Store<State: Sendable>: Sendable {
     private func subscriber(_ observer: StoreObserver) -> Subscriber<State> {
         unsafeDowncast(observer.target, to: Subscriber<State>.self)
     }
+}
+
+/// A store's subscription bookkeeping; not nested, so it is not generic.
+private struct ObserverCounters {
+    var subscriberCount = 0
+    var nextObserverID: UInt64 = 0
+    /// Subscriptions cancelled while their registration was still queued.
+    var cancelledBeforeRegistration: Set<UInt64> = []
 }
