@@ -7,7 +7,7 @@ struct ConcurrencyTests {
     @Test func fourThreadsDispatchingReachTheSequentialResult() {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
-        let calls = NSLockBox((count: 0, inOrder: true))
+        let calls = Lock((count: 0, inOrder: true))
         consumer.add(\.counter) { old, new in
             calls.withLock { calls in
                 calls.count += 1
@@ -29,9 +29,9 @@ struct ConcurrencyTests {
 
     @Test func dispatchReturnsOnlyAfterItsActionWasNotified() {
         let store = makeStore()
-        let lastNotified = NSLockBox(0)
+        let lastNotified = Lock(0)
         let subscription = store.subscribe { _, new in lastNotified.withLock { $0 = max($0, new.counter) } }
-        let violations = NSLockBox(0)
+        let violations = Lock(0)
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             for step in 0..<2_000 {
                 let value = thread * 10_000 + step
@@ -93,7 +93,7 @@ struct ConcurrencyTests {
 
     @Test func consumerFedByHandFromSeveralThreadsRunsOnePassAtATime() {
         let consumer = StateConsumer<AppState>()
-        let active = NSLockBox((now: 0, maximum: 0, calls: 0))
+        let active = Lock((now: 0, maximum: 0, calls: 0))
         consumer.add(\.counter, options: .pulse) { _, _ in
             active.withLock {
                 $0.now += 1

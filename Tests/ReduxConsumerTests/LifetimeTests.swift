@@ -23,7 +23,7 @@ struct LifetimeTests {
     }
 
     @Test func storeReleasedFromInsideItsOwnCallbackIsFreedAfterThePass() {
-        let holder = NSLockBox<Store<AppState>?>(makeStore())
+        let holder = Lock<Store<AppState>?>(makeStore())
         weak let weakStore = holder.withLock { $0 }
         let calls = Recorder<Int>()
         let subscription = holder.withLock { $0 }?.subscribe { _, new in

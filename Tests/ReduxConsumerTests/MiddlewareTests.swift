@@ -90,7 +90,7 @@ struct MiddlewareTests {
     }
 
     @Test func getStateIsNilOnceTheStoreIsGone() {
-        let getter = NSLockBox<GetState<AppState>?>(nil)
+        let getter = Lock<GetState<AppState>?>(nil)
         let capture: Middleware<AppState> = { _, getState in
             getter.withLock { $0 = getState }
             return { next in next }

@@ -43,7 +43,7 @@ struct PageLifetimeTests {
         let global = makeRootStore()
         let start = global.subscriberCount
         let log = Recorder<String>()
-        let holder = NSLockBox<MainScreen?>(MainScreen(global: global, log: log))
+        let holder = Lock<MainScreen?>(MainScreen(global: global, log: log))
         weak let weakScreen = holder.withLock { $0 }
         let releasing = StateConsumer<RootState>()
         releasing.add(\.foreground) { _ in holder.withLock { $0 = nil } }
@@ -61,7 +61,7 @@ struct PageLifetimeTests {
     @Test func aPageCreatedInsideAGlobalCallbackStartsWithTheNextAction() {
         let global = makeRootStore()
         let log = Recorder<String>()
-        let holder = NSLockBox<MainScreen?>(nil)
+        let holder = Lock<MainScreen?>(nil)
         let opening = StateConsumer<RootState>()
         opening.add(\.auth.user) { _, _ in holder.withLock { $0 = MainScreen(global: global, log: log) } }
         let subscription = global.subscribe(opening)
@@ -81,7 +81,7 @@ struct PageLifetimeTests {
         global.addMiddleware(relay.middleware())
         let start = global.subscriberCount
         let lateCalls = CallCounter()
-        let leftovers = NSLockBox<[WeakReference]>([])
+        let leftovers = Lock<[WeakReference]>([])
         let group = DispatchGroup()
 
         for thread in 0..<2 {
@@ -137,7 +137,7 @@ struct PageLifetimeTests {
 
 /// An owner that knows whether its page was closed, to catch callbacks that come too late.
 private final class ClosableOwner: Sendable {
-    private let closed = NSLockBox(false)
+    private let closed = Lock(false)
 
     var isClosed: Bool {
         closed.withLock { $0 }

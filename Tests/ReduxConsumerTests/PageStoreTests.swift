@@ -71,7 +71,7 @@ struct PageStoreTests {
         global.addMiddleware(relay.middleware())
         let globalActions = Recorder<String>()
         let listener = relay.subscribe { globalActions.append("\($0)") }
-        let pageHolder = NSLockBox<PageStore<MainState, RootState>?>(nil)
+        let pageHolder = Lock<PageStore<MainState, RootState>?>(nil)
         // A page middleware that reports every auth action it sees to the global store: were
         // forwarded actions to pass through it, each logOut would come back forever.
         let reporting: Middleware<MainState> = { _, _ in
@@ -173,7 +173,7 @@ struct PageStoreTests {
 
     @Test func actionsQueuedBeforeCloseAreDropped() {
         let global = makeRootStore()
-        let pageHolder = NSLockBox<PageStore<MainState, RootState>?>(nil)
+        let pageHolder = Lock<PageStore<MainState, RootState>?>(nil)
         let seenByMiddleware = Recorder<MainAction>()
         // On `.set(0)`, queue two increments, then close the page before they run.
         let closing: Middleware<MainState> = { dispatch, _ in
@@ -213,7 +213,7 @@ struct PageStoreTests {
         let page = PageStore(global: global, initialState: { _ in MainState() }, reducer: mainReducer) {
             diagnostics.append($0)
         }
-        let pageRef = NSLockBox<PageStore<MainState, RootState>?>(page)
+        let pageRef = Lock<PageStore<MainState, RootState>?>(page)
         page.consumer.add(\.count) { _, new in
             log.append("first: \(new)")
             pageRef.withLock { $0 }?.close()

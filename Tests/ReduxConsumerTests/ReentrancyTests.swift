@@ -18,7 +18,7 @@ struct ReentrancyTests {
     }
 
     @Test func dispatchFromAReducerIsQueuedNotRecursive() {
-        let storeBox = NSLockBox<Store<AppState>?>(nil)
+        let storeBox = Lock<Store<AppState>?>(nil)
         let order = Recorder<String>()
         let reducer = Reducer<AppState> { (state, action: CounterAction) in
             order.append("reduce \(action)")
@@ -55,7 +55,7 @@ struct ReentrancyTests {
     @Test func subscriberAddedInsideACallbackStartsWithTheNextState() {
         let store = makeStore()
         let seen = Recorder<String>()
-        let added = NSLockBox<Subscription?>(nil)
+        let added = Lock<Subscription?>(nil)
         let first = store.subscribe { _, new in
             if new.counter == 1 {
                 added.withLock {

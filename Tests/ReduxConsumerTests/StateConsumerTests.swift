@@ -170,7 +170,7 @@ struct StateConsumerTests {
     @Test func consumerRemovedInsideACallbackIsNeverCalledAgain() {
         let consumer = StateConsumer<AppState>()
         let seen = Recorder<String>()
-        let victim = NSLockBox<ConsumerToken?>(nil)
+        let victim = Lock<ConsumerToken?>(nil)
         consumer.add(\.counter) { _, _ in
             seen.append("remover")
             victim.withLock { $0 }.map(consumer.remove)
@@ -186,7 +186,7 @@ struct StateConsumerTests {
     @Test func consumerRemovingItselfStopsAfterItsCall() {
         let consumer = StateConsumer<AppState>()
         let seen = Recorder<Int>()
-        let own = NSLockBox<ConsumerToken?>(nil)
+        let own = Lock<ConsumerToken?>(nil)
         own.withLock {
             $0 = consumer.add(\.counter) { _, new in
                 seen.append(new)

@@ -96,7 +96,7 @@ struct StoreTests {
     @Test func subscriberCancellingALaterOneInTheSamePassStopsIt() {
         let store = makeStore()
         let seen = Recorder<String>()
-        let later = NSLockBox<Subscription?>(nil)
+        let later = Lock<Subscription?>(nil)
         let first = store.subscribe { _, _ in
             seen.append("first")
             later.withLock { $0?.cancel() }

@@ -7,7 +7,7 @@ import Testing
 private func makeStore(
     effect: @escaping @Sendable (_ store: Store<AppState>, _ tag: String) -> Void
 ) -> (store: Store<AppState>, release: @Sendable () -> Void) {
-    let slot = NSLockBox<Store<AppState>?>(nil)
+    let slot = Lock<Store<AppState>?>(nil)
     let store = Store(
         initialState: AppState(),
         reducer: Reducer { (state: inout AppState, action: any Action) in
@@ -25,7 +25,7 @@ private func makeStore(
 struct ReducerSideEffectTests {
     @Test func subscribingInsideTheStoresOwnReducerTakesEffectAfterTheReducer() {
         let calls = Recorder<Int>()
-        let subscriptions = NSLockBox<[Subscription]>([])
+        let subscriptions = Lock<[Subscription]>([])
         let (store, release) = makeStore { store, _ in
             let subscription = store.subscribe { _, new in calls.append(new.counter) }
             subscriptions.withLock { $0.append(subscription) }
@@ -42,7 +42,7 @@ struct ReducerSideEffectTests {
 
     @Test func cancellingInsideTheStoresOwnReducerStopsBeforeThatActionIsNotified() {
         let calls = Recorder<Int>()
-        let subscription = NSLockBox<Subscription?>(nil)
+        let subscription = Lock<Subscription?>(nil)
         let (store, release) = makeStore { _, _ in subscription.withLock { $0 }?.cancel() }
         defer { release() }
         subscription.withLock { $0 = store.subscribe { _, new in calls.append(new.counter) } }
@@ -76,7 +76,7 @@ struct ReducerSideEffectTests {
         let consumer = StateConsumer<AppState>()
         let callbackEntered = DispatchSemaphore(value: 0)
         let reducerEntered = DispatchSemaphore(value: 0)
-        let readState = NSLockBox<Int?>(nil)
+        let readState = Lock<Int?>(nil)
         let (store, release) = makeStore { _, _ in
             reducerEntered.signal()
             consumer.add(\.name) { _ in }
@@ -107,7 +107,7 @@ struct SubscribeDuringNotificationTests {
     @Test func closureSubscriberAddedBetweenReduceAndNotifyStartsWithTheNextAction() {
         let other = makeStore()
         let calls = Recorder<Int>()
-        let subscriptions = NSLockBox<[Subscription]>([])
+        let subscriptions = Lock<[Subscription]>([])
         let (store, release) = makeStore { _, tag in
             if tag == "ping" { other.dispatch(CounterAction.increment) }
         }
@@ -157,8 +157,8 @@ struct CrossThreadRemovalTests {
         let remover = StateConsumer<AppState>()
         let inTargetPass = DispatchSemaphore(value: 0)
         let removed = DispatchSemaphore(value: 0)
-        let hasRemoveReturned = NSLockBox(false)
-        let lateCalls = NSLockBox(0)
+        let hasRemoveReturned = Lock(false)
+        let lateCalls = Lock(0)
         target.add(\.counter) { _ in
             inTargetPass.signal()
             removed.wait()

@@ -33,7 +33,7 @@ func makeStore(_ state: AppState = AppState(), middleware: [Middleware<AppState>
 
 /// Collects values from callbacks that may run on any thread.
 final class Recorder<Value: Sendable>: Sendable {
-    private let lock = NSLockBox<[Value]>([])
+    private let lock = Lock<[Value]>([])
 
     func append(_ value: Value) {
         lock.withLock { $0.append(value) }

@@ -114,7 +114,7 @@ final class LoggingOwner: Sendable {
 
 /// A counter shared across threads.
 final class CallCounter: Sendable {
-    private let box = NSLockBox(0)
+    private let box = Lock(0)
 
     func increment() {
         box.withLock { $0 += 1 }
