@@ -108,6 +108,29 @@ struct StoreTests {
         first.cancel()
     }
 
+    @Test func subscriberCancellingItselfIsReleasedOnlyAfterItsCallbackReturns() {
+        final class Probe: Sendable {
+            let seen: Recorder<String>
+            init(_ seen: Recorder<String>) { self.seen = seen }
+            deinit { seen.append("released") }
+        }
+        let store = makeStore()
+        let seen = Recorder<String>()
+        let subscription = Lock<Subscription?>(nil)
+        do {
+            // The callback's context is the only owner of `probe`.
+            let probe = Probe(seen)
+            let made = store.subscribe { _, _ in
+                subscription.withLock { $0 }?.cancel()
+                probe.seen.append("after cancel")
+            }
+            subscription.withLock { $0 = made }
+        }
+        store.dispatch(CounterAction.increment)
+        #expect(seen.values == ["after cancel", "released"])
+        #expect(store.subscriberCount == 0)
+    }
+
     @Test func storeIsReleasedWhileSubscriptionsOutliveIt() {
         weak var weakStore: Store<AppState>?
         var subscription: Subscription?

@@ -131,8 +131,12 @@ final class ConsumerEngine<State: Sendable>: @unchecked Sendable {
         let evaluators = evaluators
         let groups = evaluation
         evaluators.withUnsafeBufferPointer { evaluators in
-            for index in evaluators.indices where evaluators[index].evaluate(&state.pointee, address) {
-                fired.append(groups[index])
+            for index in evaluators.indices {
+                // Unretained: the local copy of the list keeps every evaluator alive.
+                let evaluator = Unmanaged.passUnretained(evaluators[index])
+                if evaluator._withUnsafeGuaranteedRef({ $0.evaluate(&state.pointee, address) }) {
+                    fired.append(groups[index])
+                }
             }
         }
         if fired.count == 1 {

@@ -122,10 +122,12 @@ final class MemberGroup {
 /// compares it with the last one; returns `true` when the members must be called (the typed half
 /// then holds the old and the new value).
 ///
-/// Kept apart from ``MemberGroup`` (which is not generic) because it takes the state itself; in a
-/// struct rather than a bare closure so an array holds it without a reabstraction thunk.
+/// Kept apart from ``MemberGroup`` (which is not generic) because it takes the state itself. A
+/// class rather than a struct holding the closure: the pass borrows it unretained from its list,
+/// and then calls the `let` closure without retaining its context; a closure copied out of an array
+/// costs a retain/release pair per group and per state, as much as a small selector.
 @usableFromInline
-struct Evaluator<State> {
+final class Evaluator<State> {
     /// `inout` only to keep the state in memory (see ``Selection/read(_:at:)``); never written.
     @usableFromInline let evaluate: (_ state: inout State, _ address: UnsafeRawPointer) -> Bool
 

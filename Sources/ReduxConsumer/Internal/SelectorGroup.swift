@@ -20,12 +20,17 @@ final class SelectorGroup<State: Sendable, Value: Sendable>: @unchecked Sendable
     @exclusivity(unchecked) @usableFromInline var previous: Value
     /// Parallel to ``MemberGroup/memberIDs``; `nil` for a removed member.
     @exclusivity(unchecked) @usableFromInline var callbacks: [ConsumerCallback<State, Value>?] = []
+    /// The closure selector of a group made for one. Kept here so the evaluator captures the
+    /// group alone: a closure whose only capture is one object uses that object as its context,
+    /// so the pass finds the selector and the last value in one object instead of two.
+    @usableFromInline let select: (@Sendable (State) -> Value)?
 
     @inlinable
-    init(baseline: Value, callback: ConsumerCallback<State, Value>) {
+    init(baseline: Value, callback: ConsumerCallback<State, Value>, select: (@Sendable (State) -> Value)? = nil) {
         last = baseline
         previous = baseline
         callbacks = [callback]
+        self.select = select
     }
 
     /// Records `value` as the new last value; returns `true` (the group fired).
@@ -67,23 +72,25 @@ extension SelectorGroup where Value: Equatable {
         baseline: Value,
         callback: ConsumerCallback<State, Value>
     ) -> Admission<State> {
-        let group = SelectorGroup(baseline: baseline, callback: callback)
         // One closure per kind of selection rather than a `switch` inside one closure: the
         // common case (a stored property) compiles to a load and a compare.
         switch selection {
         case .offset(let offset):
+            let group = SelectorGroup(baseline: baseline, callback: callback)
             return group.admission(key: key) { [group] _, address in
                 let value = address.load(fromByteOffset: offset, as: Value.self)
                 return value == group.last ? false : group.advance(to: value)
             }
         case .closure(let select):
-            // The selector captured on its own: taking it out of `selection` on every call would
-            // retain and release it each time.
+            // The selector stored in the group (see ``select``), not taken out of `selection` on
+            // every call, which would retain and release it each time.
+            let group = SelectorGroup(baseline: baseline, callback: callback, select: select)
             return group.admission(key: key) { [group] state, _ in
-                let value = select(state)
+                let value = group.select.unsafelyUnwrapped(state)
                 return value == group.last ? false : group.advance(to: value)
             }
         case .keyPath(let keyPath):
+            let group = SelectorGroup(baseline: baseline, callback: callback)
             return group.admission(key: key) { [group] state, _ in
                 let value = state[keyPath: keyPath]
                 return value == group.last ? false : group.advance(to: value)

@@ -115,7 +115,7 @@ public final class Store<State: Sendable>: Sendable {
     /// - Parameter callback: Called with the state before and after each action.
     /// - Returns: The subscription; notifications stop when it is cancelled or released.
     public func subscribe(_ callback: @escaping @Sendable (_ old: State, _ new: State) -> Void) -> Subscription {
-        register(StoreObserver(target: Subscriber(callback), isConsumer: false, detach: nil), attach: nil)
+        register(StoreRegistration(target: Subscriber(callback), detach: nil), isConsumer: false, attach: nil)
     }
 
     /// Feeds `consumer` with this store's states: the current one at once (its consumers learn
@@ -128,7 +128,8 @@ public final class Store<State: Sendable>: Sendable {
     public func subscribe(_ consumer: StateConsumer<State>) -> Subscription {
         let id = ObjectIdentifier(self)
         return register(
-            StoreObserver(target: consumer, isConsumer: true, detach: { consumer.detach(sourceID: id) }),
+            StoreRegistration(target: consumer, detach: { consumer.detach(sourceID: id) }),
+            isConsumer: true,
             attach: { [self] in
                 consumer.attach(
                     source: StateSource(id: id) { [weak self] body in
@@ -143,7 +144,11 @@ public final class Store<State: Sendable>: Sendable {
         )
     }
 
-    private func register(_ observer: StoreObserver, attach: (@Sendable () -> Void)?) -> Subscription {
+    private func register(
+        _ registration: StoreRegistration,
+        isConsumer: Bool,
+        attach: (@Sendable () -> Void)?
+    ) -> Subscription {
         let id = counters.withLock { counters in
             counters.nextObserverID += 1
             counters.subscriberCount += 1
@@ -151,11 +156,13 @@ public final class Store<State: Sendable>: Sendable {
         }
         let job: @Sendable () -> Void = { [self] in
             guard counters.withLock({ $0.cancelledBeforeRegistration.remove(id) == nil }) else { return }
-            observers.value.slots.append(observer, identifier: id)
-            if !observer.isConsumer { observers.value.oldStateReaders += 1 }
+            let target = Unmanaged<AnyObject>.passUnretained(registration.target)
+            observers.value.slots.append(StoreObserver(target: target, isConsumer: isConsumer), identifier: id)
+            observers.value.registrations[id] = registration
+            if !isConsumer { observers.value.oldStateReaders += 1 }
             attach?()
         }
-        if observer.isConsumer {
+        if isConsumer {
             perform(job)
         } else {
             // Queued, not run at once, when subscribed from inside this store's own action: the
@@ -168,7 +175,9 @@ public final class Store<State: Sendable>: Sendable {
 
     private func unregister(_ id: UInt64) {
         perform { [self] in
-            guard let observer = observers.value.slots.remove(id) else {
+            guard let observer = observers.value.slots.remove(id),
+                let registration = observers.value.registrations.removeValue(forKey: id)
+            else {
                 // Cancelled before its queued registration ran: the registration will skip it.
                 counters.withLock { counters in
                     counters.cancelledBeforeRegistration.insert(id)
@@ -178,7 +187,11 @@ public final class Store<State: Sendable>: Sendable {
             }
             counters.withLock { $0.subscriberCount -= 1 }
             if !observer.isConsumer { observers.value.oldStateReaders -= 1 }
-            observer.detach?()
+            if observers.value.slots.iterationDepth > 0 {
+                // A pass holds no reference to the target: keep it alive until the pass is over.
+                observers.value.retired.append(registration)
+            }
+            registration.detach?()
         }
     }
 
@@ -227,16 +240,18 @@ public final class Store<State: Sendable>: Sendable {
             let new = reduceAndCopy(action)
             forEachObserver { observer in
                 if observer.isConsumer {
-                    consumer(observer).consume(newState: new)
+                    consumer(observer)._withUnsafeGuaranteedRef { $0.consume(newState: new) }
                 } else {
-                    subscriber(observer).callback(old, new)
+                    subscriber(observer)._withUnsafeGuaranteedRef { $0.callback(old, new) }
                 }
             }
         } else {
             // Consumers only: `new` is `inout` so they get it by address, without a copy; nothing
             // writes it.
             var new = reduceAndCopy(action)
-            forEachObserver { observer in consumer(observer).consume(state: &new) }
+            forEachObserver { observer in
+                consumer(observer)._withUnsafeGuaranteedRef { $0.consume(state: &new) }
+            }
         }
     }
 
@@ -277,6 +292,12 @@ public final class Store<State: Sendable>: Sendable {
     }
 
     /// Calls `body` with every observer, in the order they subscribed.
+    ///
+    /// Observers' targets are borrowed, unretained (`_withUnsafeGuaranteedRef` in the callers):
+    /// `registrations` owns them, and `unregister` keeps a target removed during the pass alive
+    /// in `retired` until the pass is over. A retain/release pair per observer per action was the
+    /// largest cost of a fan-out after the callbacks themselves.
+    @inline(__always)
     private func forEachObserver(_ body: (StoreObserver) -> Void) {
         observers.value.slots.iterationDepth += 1
         let end = observers.value.slots.slotCount
@@ -288,17 +309,25 @@ public final class Store<State: Sendable>: Sendable {
         }
         observers.value.slots.iterationDepth -= 1
         observers.value.slots.compactIfWorthIt()
+        if observers.value.slots.iterationDepth == 0, !observers.value.retired.isEmpty {
+            // Released outside the access to `observers`: a deinit may cancel another subscription.
+            let retired = observers.value.retired
+            observers.value.retired = []
+            withExtendedLifetime(retired) {}
+        }
     }
 
-    // `unsafeDowncast` in the two functions below: `register` stored exactly these types, and a
-    // checked cast would cost a runtime call per observer and per action.
+    // The two functions below retype the unretained target without a check: `register` stored
+    // exactly these types, and a checked cast would cost a runtime call per observer and per
+    // action. They stay `Unmanaged` (an `unsafeDowncast` returns an owned reference, which costs a
+    // retain/release pair per call).
 
-    private func consumer(_ observer: StoreObserver) -> StateConsumer<State> {
-        unsafeDowncast(observer.target, to: StateConsumer<State>.self)
+    private func consumer(_ observer: StoreObserver) -> Unmanaged<StateConsumer<State>> {
+        Unmanaged.fromOpaque(observer.target.toOpaque())
     }
 
-    private func subscriber(_ observer: StoreObserver) -> Subscriber<State> {
-        unsafeDowncast(observer.target, to: Subscriber<State>.self)
+    private func subscriber(_ observer: StoreObserver) -> Unmanaged<Subscriber<State>> {
+        Unmanaged.fromOpaque(observer.target.toOpaque())
     }
 }
 
