@@ -45,8 +45,9 @@ private struct FanOutFloor {
             dispatched &+= 1
             let old = state
             state.set(field: dispatched % BenchState.fieldCount, to: dispatched)
+            let new = state
             for callback in callbacks {
-                callback(old, state)
+                callback(old, new)
             }
         }
     }
