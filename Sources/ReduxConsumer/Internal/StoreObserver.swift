@@ -44,4 +44,8 @@ struct StoreObservers {
     /// How many observers need the state before the action (closure subscribers do; consumers
     /// keep their own last values, so the store copies the old state only when someone needs it).
     var oldStateReaders = 0
+    /// The store's action listeners (`observeActions`), called after `slots` for each action.
+    /// A pass copies each closure out before calling it, so one cancelled during its own call
+    /// stays alive until it returns without a `retired` list.
+    var actionListeners = OrderedSlots<@Sendable (any Action) -> Void>()
 }

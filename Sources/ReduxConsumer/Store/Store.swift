@@ -78,7 +78,8 @@ public final class Store<State: Sendable>: Sendable {
         return core.withLock { $0.state }
     }
 
-    /// The number of live subscriptions (closures and consumers). Useful in leak tests.
+    /// The number of live subscriptions (closures, consumers and action listeners). Useful in leak
+    /// tests.
     public var subscriberCount: Int {
         counters.withLock { $0.subscriberCount }
     }
@@ -144,16 +145,52 @@ public final class Store<State: Sendable>: Sendable {
         )
     }
 
+    /// Calls `listener` with every action the reducer reduces from now on.
+    ///
+    /// The listener is called once per reduced action, after the store's subscribers (closures and
+    /// consumers) were notified of that action; actions that a middleware swallowed (never passed
+    /// on to the reducer) are not heard. Listeners are called in the order they were added, on the
+    /// thread that processes the store at that moment, outside the store's locks: they may
+    /// dispatch (the action is queued and runs after the current one), subscribe or cancel. A
+    /// listener added from inside one of this store's actions starts with the next action.
+    ///
+    /// ```swift
+    /// let subscription = appStore.observeActions { action in
+    ///     if action is AuthAction { analytics.track(action) }
+    /// }
+    /// ```
+    ///
+    /// The listener counts in ``subscriberCount`` while it is registered.
+    ///
+    /// - Parameter listener: Called with each reduced action.
+    /// - Returns: The subscription; the listener is removed when it is cancelled or released, with
+    ///   the guarantees of ``Subscription/cancel()``.
+    public func observeActions(_ listener: @escaping @Sendable (_ action: any Action) -> Void) -> Subscription {
+        let id = nextRegistrationID()
+        let job: @Sendable () -> Void = { [self] in
+            guard counters.withLock({ $0.cancelledBeforeRegistration.remove(id) == nil }) else { return }
+            observers.value.actionListeners.append(listener, identifier: id)
+        }
+        // Queued like a closure subscriber: a listener added during an action waits for the next.
+        drain.submit(job, queueing: { job })
+        return Subscription { [weak self] in self?.unregister(id) }
+    }
+
+    /// Counts a new registration and returns its identifier.
+    private func nextRegistrationID() -> UInt64 {
+        counters.withLock { counters in
+            counters.nextObserverID += 1
+            counters.subscriberCount += 1
+            return counters.nextObserverID
+        }
+    }
+
     private func register(
         _ registration: StoreRegistration,
         isConsumer: Bool,
         attach: (@Sendable () -> Void)?
     ) -> Subscription {
-        let id = counters.withLock { counters in
-            counters.nextObserverID += 1
-            counters.subscriberCount += 1
-            return counters.nextObserverID
-        }
+        let id = nextRegistrationID()
         let job: @Sendable () -> Void = { [self] in
             guard counters.withLock({ $0.cancelledBeforeRegistration.remove(id) == nil }) else { return }
             let target = Unmanaged<AnyObject>.passUnretained(registration.target)
@@ -175,6 +212,13 @@ public final class Store<State: Sendable>: Sendable {
 
     private func unregister(_ id: UInt64) {
         perform { [self] in
+            if let listener = observers.value.actionListeners.remove(id) {
+                counters.withLock { $0.subscriberCount -= 1 }
+                // Released here, outside the access to `observers`: its captures' deinits may
+                // cancel another subscription.
+                withExtendedLifetime(listener) {}
+                return
+            }
             guard let observer = observers.value.slots.remove(id),
                 let registration = observers.value.registrations.removeValue(forKey: id)
             else {
@@ -227,14 +271,12 @@ public final class Store<State: Sendable>: Sendable {
     }
 
     private func reduceAndNotify(_ action: any Action) {
-        guard !observers.value.slots.isEmpty else {
-            // Nobody listens: reduce in place and copy nothing out.
+        if observers.value.slots.isEmpty {
+            // No subscriber: reduce in place and copy nothing out.
             reduceInPlace(action)
-            return
-        }
-        // Only the drainer writes the state, so the state read before `reduce` is the one the
-        // action starts from. Copy it only when a closure subscriber asks for it.
-        if observers.value.oldStateReaders > 0 {
+        } else if observers.value.oldStateReaders > 0 {
+            // Only the drainer writes the state, so the state read before `reduce` is the one the
+            // action starts from. Copy it only when a closure subscriber asks for it.
             let old = core.withLock { $0.state }
             // `let`s: a closure subscriber then gets the store's copies as they are.
             let new = reduceAndCopy(action)
@@ -252,6 +294,10 @@ public final class Store<State: Sendable>: Sendable {
             forEachObserver { observer in
                 consumer(observer)._withUnsafeGuaranteedRef { $0.consume(state: &new) }
             }
+        }
+        // Action listeners need the action, not the state: they never make the store copy it.
+        if !observers.value.actionListeners.isEmpty {
+            notifyActionListeners(action)
         }
     }
 
@@ -315,6 +361,21 @@ public final class Store<State: Sendable>: Sendable {
             observers.value.retired = []
             withExtendedLifetime(retired) {}
         }
+    }
+
+    /// Calls every action listener with `action`, in the order they were added.
+    private func notifyActionListeners(_ action: any Action) {
+        observers.value.actionListeners.iterationDepth += 1
+        let end = observers.value.actionListeners.slotCount
+        for slot in 0..<end {
+            // Read the slot afresh each time: a listener may have cancelled a later one. The copy
+            // keeps the closure alive while it runs, even if it cancels itself.
+            if let listener = observers.value.actionListeners[slot: slot] {
+                listener(action)
+            }
+        }
+        observers.value.actionListeners.iterationDepth -= 1
+        observers.value.actionListeners.compactIfWorthIt()
     }
 
     // The two functions below retype the unretained target without a check: `register` stored
