@@ -123,6 +123,9 @@ public final class TestStore<State: Equatable & Sendable> {
     private var isFinished = false
     private let creationSite: CallSite
     private var subscriptions: [Subscription] = []
+    /// The action listener on the global store of a page under test; cancelled by `finish()`, or
+    /// on release.
+    private var globalRecording: Subscription?
 
     /// Creates a test store around a store built from `initialState`, `reducer` and `middleware`,
     /// exactly as `Store(initialState:reducer:middleware:)` would build it.
@@ -184,8 +187,11 @@ public final class TestStore<State: Equatable & Sendable> {
     /// )
     /// ```
     ///
-    /// The test store installs a recording middleware on `global` (innermost, see
-    /// ``Store/addMiddleware(_:)``); it stays there, inert, once the test store is gone.
+    /// The test store records `global`'s actions with an action listener
+    /// (``Store/observeActions(_:)``), so it sees the actions the global store reduced, after its
+    /// subscribers ran. The listener is removed by ``finish(fileID:filePath:line:column:)`` or when
+    /// the test store is released: nothing stays on `global` (its ``Store/subscriberCount`` is back
+    /// where it was).
     ///
     /// - Parameters:
     ///   - global: The global store the page reads and dispatches to.
@@ -215,7 +221,8 @@ public final class TestStore<State: Equatable & Sendable> {
             line: line,
             column: column
         )
-        global.addMiddleware(globalRecorder(log))
+        let log = self.log
+        globalRecording = global.observeActions { log.didReduceGlobal($0) }
     }
 
     deinit {
@@ -281,7 +288,8 @@ public final class TestStore<State: Equatable & Sendable> {
     ///
     /// Call it last. It does not wait for work still in flight on other threads: `receive` what
     /// the test expects first. A test store released without `finish()` makes the same checks
-    /// when it deinitialises and reports them where it was created.
+    /// when it deinitialises and reports them where it was created. For a page under test, it
+    /// stops recording the global store's actions and removes its listener from that store.
     ///
     /// - Parameters:
     ///   - fileID: Where a failure is reported; leave the default.
@@ -294,6 +302,7 @@ public final class TestStore<State: Equatable & Sendable> {
         line: UInt = #line,
         column: UInt = #column
     ) {
+        globalRecording?.cancel()
         absorb(log.take())
         settle(before: "finish()", at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
         isFinished = true

@@ -205,6 +205,31 @@ struct TestStoreTests {
         store.finish()
     }
 
+    @Test func pageTestStoreRemovesItsGlobalListenerAtFinish() {
+        let global = Store(initialState: 0, reducer: Reducer { _, _ in })
+        let store = TestStore(
+            global: global,
+            initialState: { _ in Profile() },
+            reducer: profileReducer,
+            middleware: [dispatching(ProfileAction.tag("g"), to: global, after: .increment)]
+        )
+        #expect(global.subscriberCount == 1)
+        store.send(ProfileAction.increment) { $0.count = 11 }
+        store.receiveGlobal(ProfileAction.tag("g"))
+        store.finish()
+        #expect(global.subscriberCount == 0)
+    }
+
+    @Test func pageTestStoreReleasedWithoutFinishRemovesItsGlobalListener() {
+        let global = Store(initialState: 0, reducer: Reducer { _, _ in })
+        do {
+            let store = TestStore(global: global, initialState: { _ in Profile() }, reducer: profileReducer)
+            store.send(ProfileAction.increment) { $0.count = 11 }
+            #expect(global.subscriberCount == 1)
+        }
+        #expect(global.subscriberCount == 0)
+    }
+
     // MARK: Consumers
 
     @Test func consumerThatFiresUnexpectedlyFails() {

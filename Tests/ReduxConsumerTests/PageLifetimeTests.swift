@@ -5,15 +5,13 @@ import Testing
 
 struct PageLifetimeTests {
     @Test func releasedOwnersFreeEverythingTheyRegistered() {
-        let relay = ActionRelay()
         let global = makeRootStore()
-        global.addMiddleware(relay.middleware())
         let start = global.subscriberCount
         let log = Recorder<String>()
 
         for round in 0..<10_000 {
             var screen: MainScreen? = MainScreen(global: global, log: log)
-            screen?.page.forwardActions(from: relay) { $0 is AuthAction }
+            screen?.page.forwardActions { $0 is AuthAction }
             weak let weakScreen = screen
             weak let weakPage = screen?.page
             weak let weakConsumer = screen?.page.consumer
@@ -30,7 +28,6 @@ struct PageLifetimeTests {
         }
 
         #expect(global.subscriberCount == start)
-        #expect(relay.listenerCount == 0)
         let delivered = log.values.count
         #expect(delivered == 20_000)
         global.dispatch(LifecycleAction.enterForeground)
@@ -76,9 +73,7 @@ struct PageLifetimeTests {
     }
 
     @Test func pagesComeAndGoWhileTheGlobalStoreIsDispatchedFromOtherThreads() {
-        let relay = ActionRelay()
         let global = makeRootStore()
-        global.addMiddleware(relay.middleware())
         let start = global.subscriberCount
         let lateCalls = CallCounter()
         let leftovers = Lock<[WeakReference]>([])
@@ -100,7 +95,7 @@ struct PageLifetimeTests {
                 for round in 0..<300 {
                     let owner = ClosableOwner()
                     let page = PageStore(global: global, initialState: { _ in MainState() }, reducer: mainReducer)
-                    page.forwardActions(from: relay) { $0 is AuthAction }
+                    page.forwardActions { $0 is AuthAction }
                     page.globalConsumer.add(\.foreground, owner: owner) { owner, _, _ in
                         if owner.isClosed { lateCalls.increment() }
                     }
@@ -121,7 +116,6 @@ struct PageLifetimeTests {
 
         #expect(leftovers.withLock { $0.allSatisfy { $0.object == nil } })
         #expect(global.subscriberCount == start)
-        #expect(relay.listenerCount == 0)
         #expect(lateCalls.value == 0)
     }
 

@@ -50,12 +50,10 @@ struct PageStoreTests {
     }
 
     @Test func forwardedGlobalActionsReachThePageAfterItsGlobalConsumers() {
-        let relay = ActionRelay()
         let global = makeRootStore(RootState(auth: AuthState(user: "son")))
-        global.addMiddleware(relay.middleware())
         let log = Recorder<String>()
         let page = PageStore(global: global, initialState: { _ in MainState() }, reducer: mainReducer)
-        page.forwardActions(from: relay) { $0 is AuthAction }
+        page.forwardActions { $0 is AuthAction }
         page.globalConsumer.add(\.auth.user) { old, new in log.append("user: \(old ?? "nil") → \(new ?? "nil")") }
         page.consumer.add(\.count) { old, new in log.append("count: \(old) → \(new)") }
 
@@ -66,11 +64,9 @@ struct PageStoreTests {
     }
 
     @Test func forwardedActionsSkipThePageMiddlewareSoTheyCannotBounce() {
-        let relay = ActionRelay()
         let global = makeRootStore()
-        global.addMiddleware(relay.middleware())
         let globalActions = Recorder<String>()
-        let listener = relay.subscribe { globalActions.append("\($0)") }
+        let listener = global.observeActions { globalActions.append("\($0)") }
         let pageHolder = Lock<PageStore<MainState, RootState>?>(nil)
         // A page middleware that reports every auth action it sees to the global store: were
         // forwarded actions to pass through it, each logOut would come back forever.
@@ -91,7 +87,7 @@ struct PageStoreTests {
             middleware: [reporting]
         )
         pageHolder.withLock { $0 = page }
-        page.forwardActions(from: relay) { $0 is AuthAction }
+        page.forwardActions { $0 is AuthAction }
 
         page.dispatch(AuthAction.logOut)
 
@@ -154,20 +150,17 @@ struct PageStoreTests {
     }
 
     @Test func closeIsIdempotent() {
-        let relay = ActionRelay()
         let global = makeRootStore()
-        global.addMiddleware(relay.middleware())
         let start = global.subscriberCount
         let page = PageStore(global: global, initialState: { _ in MainState() }, reducer: mainReducer)
-        page.forwardActions(from: relay) { _ in true }
-        #expect(global.subscriberCount == start + 1)
-        #expect(relay.listenerCount == 1)
+        page.forwardActions { _ in true }
+        // The page's global consumer and its forwarding listener.
+        #expect(global.subscriberCount == start + 2)
 
         page.close()
         page.close()
 
         #expect(global.subscriberCount == start)
-        #expect(relay.listenerCount == 0)
         #expect(page.isClosed)
     }
 

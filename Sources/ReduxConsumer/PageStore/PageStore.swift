@@ -54,8 +54,9 @@ import Dispatch
 /// }
 /// ```
 ///
-/// Each live page is one subscriber of the global store (through ``globalConsumer``): a page with
-/// no global consumers costs one empty consumer pass per global action.
+/// Each live page is one subscriber of the global store (through ``globalConsumer``), plus one
+/// action listener per ``forwardActions(where:)`` call: a page with no global consumers costs one
+/// empty consumer pass per global action.
 ///
 /// ## Threads
 /// Create, use, close and release a page on any thread, while the global store is dispatched from
@@ -175,28 +176,24 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     /// Forwards the global actions that `isForwarded` accepts into the page's reducer, from now
     /// until the page closes.
     ///
-    /// `relay` must be installed on the global store (see ``ActionRelay``). A forwarded action
-    /// reaches the page after the global store reduced it and notified its subscribers (so the
-    /// page's global consumers have fired), and goes to the page's reducer only, skipping the
-    /// page's middleware: a page middleware that dispatches to the global store cannot bounce a
-    /// forwarded action back and forth.
+    /// The page listens to ``global`` with ``Store/observeActions(_:)``: a forwarded action reaches
+    /// the page after the global store reduced it and notified its subscribers (so the page's
+    /// global consumers have fired), and goes to the page's reducer only, skipping the page's
+    /// middleware: a page middleware that dispatches to the global store cannot bounce a forwarded
+    /// action back and forth. Global actions that a global middleware swallowed are not forwarded.
     ///
     /// ```swift
-    /// page.forwardActions(from: relay) { $0 is AuthAction }
+    /// page.forwardActions { $0 is AuthAction }
     /// ```
     ///
     /// Actions the global store reduces while the page is being created and before this call are
-    /// neither in the initial state nor forwarded.
+    /// neither in the initial state nor forwarded. Each call adds one listener to ``global`` (it
+    /// counts in its ``Store/subscriberCount``), removed when the page closes or is released.
     ///
-    /// - Parameters:
-    ///   - relay: The relay installed on ``global``.
-    ///   - isForwarded: Decides which global actions the page's reducer sees; called on the thread
-    ///     that processes the global store.
-    public func forwardActions(
-        from relay: ActionRelay,
-        where isForwarded: @escaping @Sendable (_ action: any Action) -> Bool
-    ) {
-        let subscription = relay.subscribe { [weak self] action in
+    /// - Parameter isForwarded: Decides which global actions the page's reducer sees; called on the
+    ///   thread that processes the global store.
+    public func forwardActions(where isForwarded: @escaping @Sendable (_ action: any Action) -> Bool) {
+        let subscription = global.observeActions { [weak self] action in
             guard let self, isForwarded(action), !isClosed else { return }
             store.dispatch(ForwardedAction(action: action))
         }
@@ -207,7 +204,7 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         }
         if !isAccepted {
             subscription.cancel()
-            diagnose("\(Self.self): forwardActions(from:where:) after close() was ignored.")
+            diagnose("\(Self.self): forwardActions(where:) after close() was ignored.")
         }
     }
 

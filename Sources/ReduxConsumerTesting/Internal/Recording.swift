@@ -34,17 +34,3 @@ func sendMarker<State>(_ log: EventLog<State>) -> Middleware<State> {
         }
     }
 }
-
-/// A middleware for the global store of a page under test: records every action the global store
-/// reduced, once its subscribers have run. Inert once the test store is gone.
-func globalRecorder<State, GlobalState>(_ log: EventLog<State>) -> Middleware<GlobalState> {
-    weak let log = log
-    return { _, _ in
-        { next in
-            { action in
-                next(action)
-                log?.didReduceGlobal(action)
-            }
-        }
-    }
-}
