@@ -35,16 +35,11 @@ private func selective(
     }
     let subscription = store.subscribe(consumer)
     var floor = Floor(state: state, consumers: consumers, sink: floorSink)
-    var dispatched = 0
+    let dispatcher = Dispatcher(store)
     let timings = measure(
         repetitions: sizes.repetitions,
         [
-            Variant(operations: dispatches) {
-                for _ in 0..<dispatches {
-                    dispatched &+= 1
-                    store.dispatch(SetField(field: dispatched % BenchState.fieldCount, value: dispatched))
-                }
-            },
+            dispatcher.variant(dispatching: dispatches),
             Variant(operations: dispatches) { floor.run(dispatches: dispatches) },
             Variant(operations: dispatches) { naive.run(dispatches: dispatches) },
         ]
@@ -52,6 +47,7 @@ private func selective(
     subscription.cancel()
     let perField = consumers / BenchState.fieldCount
     var failure: String?
+    let dispatched = dispatcher.dispatched
     if sink.calls != dispatched * perField || sink.checksum != floorSink.checksum
         || floorSink.calls != naiveSink.calls
     {

@@ -4,17 +4,12 @@ import ReduxConsumer
 func dispatchWithoutSubscribers(_ sizes: Sizes) -> Report {
     let dispatches = sizes.s1Dispatches
     let store = Store(initialState: BenchState(), reducer: benchReducer)
-    var dispatched = 0
+    let dispatcher = Dispatcher(store)
     var floor = Floor(state: BenchState(), consumers: 0, sink: Sink())
     let timings = measure(
         repetitions: sizes.repetitions,
         [
-            Variant(operations: dispatches) {
-                for _ in 0..<dispatches {
-                    dispatched &+= 1
-                    store.dispatch(SetField(field: dispatched % BenchState.fieldCount, value: dispatched))
-                }
-            },
+            dispatcher.variant(dispatching: dispatches),
             Variant(operations: dispatches) { floor.run(dispatches: dispatches) },
         ]
     )
@@ -27,6 +22,7 @@ func dispatchWithoutSubscribers(_ sizes: Sizes) -> Report {
         figures: [("floor_ns_per_op", timings[1].median), ("dispatches", Double(dispatches))],
         target: "≤ 100 ns per dispatch"
     )
+    let dispatched = dispatcher.dispatched
     let last = dispatched % BenchState.fieldCount
     if store.state.value(field: last) != dispatched {
         report.failure = "final state lost an action"
@@ -66,16 +62,11 @@ func fanOut(_ sizes: Sizes) -> Report {
     var floor = FanOutFloor(
         callbacks: (0..<subscribers).map { _ in { old, new in floorSink.record(new.f0 &- old.f0) } }
     )
-    var dispatched = 0
+    let dispatcher = Dispatcher(store)
     let timings = measure(
         repetitions: sizes.repetitions,
         [
-            Variant(operations: dispatches) {
-                for _ in 0..<dispatches {
-                    dispatched &+= 1
-                    store.dispatch(SetField(field: dispatched % BenchState.fieldCount, value: dispatched))
-                }
-            },
+            dispatcher.variant(dispatching: dispatches),
             Variant(operations: dispatches) { floor.run(dispatches: dispatches) },
         ]
     )
@@ -90,6 +81,7 @@ func fanOut(_ sizes: Sizes) -> Report {
         ],
         target: "≤ 1.5× floor"
     )
+    let dispatched = dispatcher.dispatched
     if sink.calls != dispatched * subscribers || sink.checksum != floorSink.checksum {
         report.failure = "expected \(dispatched * subscribers) callbacks, saw \(sink.calls)"
     }

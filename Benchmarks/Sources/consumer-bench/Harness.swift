@@ -1,4 +1,5 @@
 import Dispatch
+import ReduxConsumer
 
 /// Timings of one variant of a scenario: nanoseconds per operation over the repetitions.
 struct Timing {
@@ -59,5 +60,26 @@ final class Sink: @unchecked Sendable {
     func reset() {
         calls = 0
         checksum = 0
+    }
+}
+
+/// Dispatches one-field actions to a bench store and counts them, so a scenario can check the
+/// final state and the callbacks against the number of actions it sent.
+final class Dispatcher {
+    let store: Store<BenchState>
+    private(set) var dispatched = 0
+
+    init(_ store: Store<BenchState>) {
+        self.store = store
+    }
+
+    /// A variant that dispatches `count` actions, each setting the next field to a new value.
+    func variant(dispatching count: Int) -> Variant {
+        Variant(operations: count) { [self] in
+            for _ in 0..<count {
+                dispatched &+= 1
+                store.dispatch(SetField(field: dispatched % BenchState.fieldCount, value: dispatched))
+            }
+        }
     }
 }
