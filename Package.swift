@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
     products: [
         .library(name: "ReduxConsumer", targets: ["ReduxConsumer"]),
+        .library(name: "ReduxConsumerDiff", targets: ["ReduxConsumerDiff"]),
         .library(name: "ReduxConsumerTesting", targets: ["ReduxConsumerTesting"]),
         .executable(name: "consumer-demo", targets: ["consumer-demo"]),
         .executable(name: "consumer-bench", targets: ["consumer-bench"]),
@@ -21,13 +22,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "ReduxConsumerTesting",
+            name: "ReduxConsumerDiff",
             dependencies: ["ReduxConsumer"],
             swiftSettings: strictSettings
         ),
         .target(
+            name: "ReduxConsumerTesting",
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "ConsumerDemoKit",
-            dependencies: ["ReduxConsumer"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff"],
             path: "Example/Sources/ConsumerDemoKit",
             swiftSettings: strictSettings
         ),
@@ -39,23 +45,35 @@ let package = Package(
         ),
         .executableTarget(
             name: "consumer-bench",
-            dependencies: ["ReduxConsumer"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff"],
             path: "Benchmarks/Sources/consumer-bench",
+            swiftSettings: strictSettings
+        ),
+        // Helpers shared by the test targets (seeded randomness, a deadlock watchdog, fixtures).
+        .target(
+            name: "ReduxConsumerTestSupport",
+            dependencies: ["ReduxConsumer"],
+            path: "Tests/Support",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ReduxConsumerTests",
-            dependencies: ["ReduxConsumer"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReduxConsumerDiffTests",
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff", "ReduxConsumerTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ReduxConsumerTestingTests",
-            dependencies: ["ReduxConsumer", "ReduxConsumerTesting"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerTesting", "ReduxConsumerTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ConsumerDemoTests",
-            dependencies: ["ConsumerDemoKit", "ReduxConsumer"],
+            dependencies: ["ConsumerDemoKit", "ReduxConsumer", "ReduxConsumerDiff", "ReduxConsumerTestSupport"],
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),

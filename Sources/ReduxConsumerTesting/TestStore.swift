@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// A store for tests: it runs a reducer, its middleware and its consumers as a unit, and fails the
 /// test, with a diff of exactly what differed, whenever the store did something the test did not

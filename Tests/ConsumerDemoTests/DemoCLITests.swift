@@ -1,6 +1,7 @@
 import ConsumerDemoKit
 import Foundation
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 struct DemoCLITests {

@@ -1,5 +1,6 @@
 import Dispatch
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 /// Dispatch from many threads at once. These run again under ThreadSanitizer in `.ci/run`.

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 struct ConsumerBagTests {

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 /// Grouped key-path consumers (one read and one comparison per key path) must fire exactly like

@@ -1,5 +1,6 @@
 import Dispatch
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 /// Stores, consumers and pages are freed once their owners let go, with nothing left behind.

@@ -1,5 +1,6 @@
 import Dispatch
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 struct MiddlewareTests {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 struct PageLifetimeTests {

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 /// The README's quick start, line for line (with `print` collected), so the front door compiles

@@ -1,5 +1,6 @@
 import Dispatch
 import ReduxConsumer
+import ReduxConsumerTestSupport
 import Testing
 
 /// A store whose reducer runs `effect` (with the store itself) for `CounterAction.rename(tag)`:

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// The lines of a state mismatch, one per differing path, each with the expected and the actual
 /// value: `~ count: expected 11, actual 12`.

@@ -1,5 +1,6 @@
 import Foundation
 import ReduxConsumer
+import ReduxConsumerDiff
 import Testing
 
 /// Compares `actual` with the golden file `Tests/ConsumerDemoTests/Golden/<name>`.

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerTestSupport
 
 /// The seed's global state for pages (its `AppState`: auth and foreground only); named `RootState`
 /// because `Fixtures.swift` already has an `AppState`.

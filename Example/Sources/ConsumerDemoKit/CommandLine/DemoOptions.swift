@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// What the command line asked for, after ``ArgumentParser`` read it.
 struct DemoOptions: Equatable {

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// The lines of `diff` in `format`, one per change, each rendered exactly as
 /// `StateDiff.rendered(_:)` renders it; empty for an empty diff.

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// Renders a value in the notation of ``StateDiff`` (`"Kim"`, `["a", "b"]`, `AuthState(user: nil)`),
 /// so consumer lines, diffs and state dumps all read the same.

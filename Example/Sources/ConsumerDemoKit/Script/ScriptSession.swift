@@ -1,5 +1,6 @@
 import Foundation
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// A global store driven by script lines: it parses a line, dispatches its action and prints the
 /// diff the logging middleware saw, as text or as one JSON object.

@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// The seed's `MainVc`: a screen that owns a page store, consumes one global property and one page
 /// property, and takes them all away when it goes.

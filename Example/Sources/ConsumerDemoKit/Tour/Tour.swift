@@ -1,4 +1,5 @@
 import ReduxConsumer
+import ReduxConsumerDiff
 
 /// The built-in scenario `consumer-demo` runs without arguments: the library's whole story in a
 /// screenful, deterministic so it doubles as a golden test.

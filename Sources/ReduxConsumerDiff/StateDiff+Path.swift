@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 extension StateDiff {
     /// The location of a change inside the diffed values, such as `auth.user.name`, `works[2]`
     /// or `tags["x"]`.

@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 extension ActionLogger {
     /// One logged action: the action and the difference between the state before and after it.
     ///

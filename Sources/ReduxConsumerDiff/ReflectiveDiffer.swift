@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// Walks two values side by side and collects a ``StateDiff/Change`` wherever they differ.
 ///
 /// The walk is iterative, with an explicit stack of pending work, so deeply nested values such

@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// Compares two values of unknown static type with their own `==`, when they have one.
 ///
 /// Opens the `any Equatable` existential so that the concrete type's `==` runs, which lets the

@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// Renders any value as one line of Swift-like text for ``StateDiff/Change``.
 ///
 /// Strings are quoted and escaped, structs and classes written as `User(name: "Kim")`, enums as

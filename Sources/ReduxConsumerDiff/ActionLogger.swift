@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// A middleware that logs every action and the state diff it caused: the redux-logger idea, built
 /// on ``StateDiff``.
 ///

@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 extension StateDiff {
     /// One difference between two values: where it is, what kind it is, and the values involved.
     ///

@@ -1,13 +1,19 @@
 import ReduxConsumer
 
 /// The seed's counter state (ReSwift-Consumer's README).
-struct AppState: Equatable, Sendable {
-    var counter = 0
-    var name: String?
-    var works: [String] = []
+package struct AppState: Equatable, Sendable {
+    package var counter = 0
+    package var name: String?
+    package var works: [String] = []
+
+    package init(counter: Int = 0, name: String? = nil, works: [String] = []) {
+        self.counter = counter
+        self.name = name
+        self.works = works
+    }
 }
 
-enum CounterAction: Action, Equatable {
+package enum CounterAction: Action, Equatable {
     case increment
     case decrement
     case set(Int)
@@ -16,7 +22,7 @@ enum CounterAction: Action, Equatable {
     case clearWorks
 }
 
-let appReducer = Reducer<AppState> { (state, action: CounterAction) in
+package let appReducer = Reducer<AppState> { (state, action: CounterAction) in
     switch action {
     case .increment: state.counter += 1
     case .decrement: state.counter -= 1
@@ -27,19 +33,21 @@ let appReducer = Reducer<AppState> { (state, action: CounterAction) in
     }
 }
 
-func makeStore(_ state: AppState = AppState(), middleware: [Middleware<AppState>] = []) -> Store<AppState> {
+package func makeStore(_ state: AppState = AppState(), middleware: [Middleware<AppState>] = []) -> Store<AppState> {
     Store(initialState: state, reducer: appReducer, middleware: middleware)
 }
 
 /// Collects values from callbacks that may run on any thread.
-final class Recorder<Value: Sendable>: Sendable {
+package final class Recorder<Value: Sendable>: Sendable {
     private let lock = Lock<[Value]>([])
 
-    func append(_ value: Value) {
+    package init() {}
+
+    package func append(_ value: Value) {
         lock.withLock { $0.append(value) }
     }
 
-    var values: [Value] {
+    package var values: [Value] {
         lock.withLock { $0 }
     }
 }

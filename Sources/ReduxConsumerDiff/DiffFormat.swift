@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// How ``StateDiff/rendered(_:)`` turns changes into text.
 ///
 /// Each change is one line, a marker, the path and the values:

@@ -1,4 +1,6 @@
 import ReduxConsumer
+import ReduxConsumerDiff
+import ReduxConsumerTestSupport
 import Testing
 
 #if canImport(FoundationEssentials)

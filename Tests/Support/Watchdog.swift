@@ -7,7 +7,7 @@ import Testing
 ///
 /// A hung scenario's thread is left blocked: the rest of the run goes on without it.
 @discardableResult
-func finishesWithoutDeadlock(
+package func finishesWithoutDeadlock(
     within seconds: Int = 10,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ scenario: @escaping @Sendable () -> Void
@@ -26,7 +26,7 @@ func finishesWithoutDeadlock(
 }
 
 /// Starts `body` on a thread of its own; `wait()` the returned semaphore to join it.
-func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+package func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
     let done = DispatchSemaphore(value: 0)
     Thread {
         body()

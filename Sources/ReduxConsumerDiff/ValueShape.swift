@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// A value as reflection sees it, classified once so that the differ and the dumper agree on
 /// what its parts are.
 enum ValueShape {

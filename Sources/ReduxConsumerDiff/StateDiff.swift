@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// The structural differences between two values, found by reflection.
 ///
 /// `StateDiff` walks both values with `Mirror` and records one ``Change`` for every place where

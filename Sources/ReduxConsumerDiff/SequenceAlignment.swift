@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// Lines up the elements of two sequences so that insertions and removals are found as such,
 /// instead of as a change at every later index.
 ///

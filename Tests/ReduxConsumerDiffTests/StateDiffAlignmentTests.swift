@@ -1,21 +1,9 @@
+import ReduxConsumerTestSupport
 import Testing
 
-@testable import ReduxConsumer
+@testable import ReduxConsumerDiff
 
 extension StateDiffTests {
-    /// SplitMix64, so the random cases are the same on every run.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-    }
-
     static func alignment(_ old: [Int], _ new: [Int], budget: Int = SequenceAlignment.defaultBudget)
         -> [SequenceAlignment.Edit]
     {
@@ -39,7 +27,7 @@ extension StateDiffTests {
 
     @Test(arguments: 0..<200)
     func alignmentIsAMinimalEditScript(seed: Int) {
-        var generator = SeededGenerator(state: UInt64(seed))
+        var generator = SplitMix64(seed: UInt64(seed))
         let old = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Int.random(in: 0...4, using: &generator) }
         let new = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Int.random(in: 0...4, using: &generator) }
         var oldIndices: [Int] = []
