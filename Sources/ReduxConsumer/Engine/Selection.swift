@@ -1,0 +1,58 @@
+/// How a consumer reads its value from a state that lives in memory.
+///
+/// Passes hand the state around by address, so a read never copies the state. Built and used
+/// inside `@inlinable` code, so it is specialised in the caller's module for concrete types.
+@usableFromInline
+enum Selection<State, Value> {
+    /// A stored property at a fixed byte offset inside `State`: one load. A `KeyPath` subscript
+    /// costs several times a closure call (it walks the key path's components at run time), and
+    /// most selected values are stored properties.
+    case offset(Int)
+    /// Any other key path (computed properties, class references, optional chaining).
+    case keyPath(KeyPath<State, Value>)
+    /// A closure selector.
+    case closure(@Sendable (State) -> Value)
+
+    /// Reads `keyPath` by offset when it names stored properties of structs, by key path otherwise.
+    @inlinable
+    init(_ keyPath: KeyPath<State, Value>) {
+        if let offset = MemoryLayout<State>.offset(of: keyPath) {
+            self = .offset(offset)
+        } else {
+            self = .keyPath(keyPath)
+        }
+    }
+
+    /// The selected value of the state at `state`.
+    @inlinable
+    func read(_ state: UnsafeMutablePointer<State>) -> Value {
+        switch self {
+        case .offset(let offset): return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
+        case .keyPath(let keyPath): return state.pointee[keyPath: keyPath]
+        case .closure(let select): return select(state.pointee)
+        }
+    }
+}
+
+/// What selections that may share one evaluation have in common: the same stored property (same
+/// offset, same type: the same bytes read the same way), the same key path, or the same derived
+/// selector.
+///
+/// An offset and a type hash in a few instructions; hashing a key path walks its components, the
+/// largest single cost of adding a consumer.
+@usableFromInline
+enum GroupKey: Hashable {
+    case offset(Int, type: ObjectIdentifier)
+    case keyPath(AnyKeyPath)
+    /// A derived selector, by the identity of its shared definition.
+    case derived(ObjectIdentifier)
+
+    @inlinable
+    init<State, Value>(_ selection: Selection<State, Value>, keyPath: AnyKeyPath) {
+        if case .offset(let offset) = selection {
+            self = .offset(offset, type: ObjectIdentifier(Value.self))
+        } else {
+            self = .keyPath(keyPath)
+        }
+    }
+}
