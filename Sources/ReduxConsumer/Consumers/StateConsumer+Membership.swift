@@ -91,11 +91,9 @@ extension StateConsumer {
         }
         guard let own else { return }
         let garbage = Garbage()
-        own.drain.submit(
-            ClosureJob { [self] in garbage.keep(hand(from: own, to: host)) },
-            kind: .control,
-            generation: ThreadContext.current.generation
-        )
+        own.drain.submit(.control, generation: ThreadContext.current.generation) { [self] in
+            garbage.keep(hand(from: own, to: host))
+        }
         withExtendedLifetime(garbage) {}
     }
 

@@ -93,15 +93,11 @@ public final class StateConsumer<State: Sendable>: Sendable {
         }
         let context = ThreadContext.current
         let generation = context.isHolder ? context.generation + 1 : 0
-        host.drain.submit(
-            ClosureJob { [self] in
-                guard control.withLock({ $0.home === host }) else { return }
-                var state = newState
-                withUnsafeMutablePointer(to: &state) { feed(UnsafeMutableRawPointer($0), in: host) }
-            },
-            kind: .dispatch,
-            generation: generation
-        )
+        host.drain.submit(.dispatch, generation: generation) { [self] in
+            guard control.withLock({ $0.home === host }) else { return }
+            var state = newState
+            withUnsafeMutablePointer(to: &state) { feed(UnsafeMutableRawPointer($0), in: host) }
+        }
     }
 
     /// Removes the member `token` names: once this returns, its callback is never started again,
@@ -149,10 +145,10 @@ public final class StateConsumer<State: Sendable>: Sendable {
         garbage: Garbage,
         bookkeeping: (inout ConsumerControl<State>) -> Bool
     ) {
-        let decision = control.withLock { bookkept -> (Drain, Drain.RemovalAdmission, ClosureJob)? in
+        let decision = control.withLock { bookkept -> (Drain, Drain.RemovalAdmission, DrainJob)? in
             guard bookkeeping(&bookkept) else { return nil }
             let host = bookkept.currentHost()
-            let job = ClosureJob { [self] in
+            let job: DrainJob = { [self] in
                 // A consumer moves to another host only through a job of its current host's drain,
                 // which this is, after applying the marks of its removals (see `leave`).
                 guard control.withLock({ $0.home === host }) else { return }
@@ -192,17 +188,13 @@ public final class StateConsumer<State: Sendable>: Sendable {
         _ body: @escaping @Sendable (Registration, ConsumerHost<State>) -> Void
     ) {
         let host = control.withLock { $0.currentHost() }
-        host.drain.submit(
-            ClosureJob { [self] in
-                guard control.withLock({ $0.home === host }) else {
-                    onHome(kind, body)
-                    return
-                }
-                body(members.registration(in: host), host)
-            },
-            kind: kind,
-            generation: ThreadContext.current.generation
-        )
+        host.drain.submit(kind, generation: ThreadContext.current.generation) { [self] in
+            guard control.withLock({ $0.home === host }) else {
+                onHome(kind, body)
+                return
+            }
+            body(members.registration(in: host), host)
+        }
     }
 }
 

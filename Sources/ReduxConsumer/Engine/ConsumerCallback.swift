@@ -19,8 +19,19 @@ enum ConsumerCallback<State: Sendable, Value: Sendable>: Sendable {
         switch self {
         case .change(let callback): callback(old, new)
         case .value(let callback): callback(new)
-        case .changeInState(let callback): callback(old, new, state.pointee)
+        case .changeInState(let callback): Self.call(callback, old: old, new: new, state: &state.pointee)
         }
+    }
+
+    /// Calls a whole-state callback with the state in place (see ``Selection/call(_:with:)``).
+    @inlinable
+    static func call(
+        _ callback: (Value, Value, State) -> Void,
+        old: Value,
+        new: Value,
+        state: inout State
+    ) {
+        callback(old, new, state)
     }
 
     /// Calls the callback with a state value (a queued delivery's copy).

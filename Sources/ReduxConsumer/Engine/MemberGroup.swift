@@ -39,8 +39,14 @@ final class MemberGroup {
         self.deliverSlot = deliverSlot
     }
 
+    /// The only member of a group no other member may join (`key == nil`), known without asking
+    /// the typed half: such groups are the common case of a consumer with several fired groups
+    /// (closure selectors), and ordering them needs no more than this.
+    var soleMember: UInt64?
+
     /// The identifier of the first live member, for ordering groups of one consumer.
     var firstLiveMember: UInt64 {
+        if let soleMember { return soleMember }
         let slot = members.liveSlot(from: 0)
         return slot < members.slotCount ? members.identifier(atSlot: slot) : .max
     }

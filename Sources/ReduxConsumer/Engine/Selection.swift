@@ -29,8 +29,16 @@ enum Selection<State, Value> {
         switch self {
         case .offset(let offset): return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
         case .keyPath(let keyPath): return state.pointee[keyPath: keyPath]
-        case .closure(let select): return select(state.pointee)
+        case .closure(let select): return Self.call(select, with: &state.pointee)
         }
+    }
+
+    /// Calls a closure selector with the state in place. `inout`, never written: an `inout`
+    /// argument is passed by address, while passing `pointee` itself would copy the whole state
+    /// (and retain everything in it) before every call.
+    @inlinable
+    static func call(_ select: (State) -> Value, with state: inout State) -> Value {
+        select(state)
     }
 }
 

@@ -10,17 +10,22 @@
 /// compiled for the caller's types (see ``TypedGroup``). It is confined to the drain of its source,
 /// and is only reached through that source's ``DrainBound``.
 final class SelectionEngine {
+    // `@exclusivity(unchecked)` on the tables a pass reads: the engine is confined to its drain
+    // (its ``DrainBound`` checks that in debug builds) and no access spans a user callback (the
+    // pass walks a local copy of `nodes`, and reads the fired lists between callbacks), so
+    // accesses never overlap; the dynamic check would cost more than an evaluation.
+
     /// The drain the engine is confined to, which runs its callbacks.
     let drain: Drain
     /// Every node, in no particular order: a node leaves in O(1) by swapping with the last one.
-    private var nodes: [SelectionNode] = []
+    @exclusivity(unchecked) private var nodes: [SelectionNode] = []
     private var nodeByKey: [GroupKey: SelectionNode] = [:]
     private var nextOrder: UInt64 = 0
     /// The pass in progress: nodes that fired, then their groups in call order.
-    private var firedNodes: [SelectionNode] = []
-    private var firedGroups: [MemberGroup] = []
+    @exclusivity(unchecked) private var firedNodes: [SelectionNode] = []
+    @exclusivity(unchecked) private var firedGroups: [MemberGroup] = []
     /// Runs of `firedGroups` that belong to one consumer.
-    private var runs: [Run] = []
+    @exclusivity(unchecked) private var runs: [Run] = []
 
     /// A consumer's fired groups in a pass: `firedGroups[start..<end]`, all with call order `order`.
     struct Run {
@@ -66,6 +71,9 @@ final class SelectionEngine {
             let node = enrollment.key.flatMap { nodeByKey[$0] }
             group = enrollment.makeGroup(state, node?.cell, registration.gate, registration.tag)
             group.order = registration.order
+            if enrollment.key == nil {
+                group.soleMember = enrollment.id
+            }
             registration.add(group)
             attach(group, to: node)
         }
@@ -200,6 +208,11 @@ final class SelectionEngine {
     func deliver(_ run: Run, state: UnsafeMutableRawPointer) {
         if run.end - run.start == 1 {
             firedGroups[run.start].deliverAll(state, drain)
+        } else if firedGroups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
+            // One member per group (closure selectors): `firedGroups` is sorted by it already.
+            for index in run.start..<run.end {
+                firedGroups[index].deliverAll(state, drain)
+            }
         } else {
             deliver(Array(firedGroups[run.start..<run.end]), ordered: false, state: state)
         }

@@ -159,7 +159,7 @@ extension TypedGroup where Value: Equatable {
         case .closure(let select):
             return { state, cell in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-                let value = select(state.assumingMemoryBound(to: State.self).pointee)
+                let value = Selection.call(select, with: &state.assumingMemoryBound(to: State.self).pointee)
                 return value == cell.last ? false : cell.advance(to: value)
             }
         }

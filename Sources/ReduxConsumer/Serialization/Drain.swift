@@ -1,9 +1,7 @@
 import ReduxConsumerAtomics
 
 /// Work for a ``Drain``: a dispatch, or a change to the consumers it serializes.
-protocol DrainJob: Sendable {
-    func run()
-}
+typealias DrainJob = @Sendable () -> Void
 
 /// A serial executor that runs on the threads that call it: the heart of every store's ordering.
 ///
@@ -52,11 +50,17 @@ final class Drain: @unchecked Sendable {
     }
 
     private let machine = Lock(DrainStateMachine())
+    // `@exclusivity(unchecked)` on `local` and `deferred`: only the owner touches them, in short
+    // accesses that never span a job, so accesses cannot overlap.
     /// Jobs submitted by the owner's own jobs, run right after the current one.
-    private var local: [(job: any DrainJob, generation: Int)] = []
+    @exclusivity(unchecked) private var local: [(job: DrainJob, generation: Int)] = []
     /// Jobs submitted (to any drain) while this drain's reducer runs on its owner's thread, run
     /// once the reducer has returned.
-    private var deferred: [(target: Drain, job: any DrainJob, kind: Kind, generation: Int)] = []
+    @exclusivity(unchecked) private var deferred: [(target: Drain, job: DrainJob, kind: Kind, generation: Int)] = []
+    /// Whether the owner's state changed since it was last published (see ``setPublisher(_:)``).
+    @exclusivity(unchecked) private var needsPublishing = false
+    /// Copies the owner's state to where other threads read it, under the drain's lock.
+    private var publish: (() -> Void)?
     /// The callback the owner is calling (its tag and member), and how many removal marks are
     /// pending: three words the owner writes and other threads read, with relaxed atomics.
     private let callSlots: UnsafeMutablePointer<UInt>
@@ -79,48 +83,83 @@ final class Drain: @unchecked Sendable {
 
     /// Runs `job` in this drain's order; see the type's table for when.
     ///
-    /// - Parameter generation: The job's place in a chain of dispatches (see ``ThreadContext``).
-    /// - Complexity: Two uncontended lock round trips when the drain is idle, and no allocation.
-    func submit<Job: DrainJob>(_ job: Job, kind: Kind, generation: Int) {
-        let context = ThreadContext.current
+    /// - Parameters:
+    ///   - kind: How the job is ordered.
+    ///   - generation: The job's place in a chain of dispatches (see ``ThreadContext``).
+    ///   - context: The calling thread's context, if the caller has it at hand.
+    ///   - job: The work, run at once when the drain is idle: no allocation then.
+    ///   - queueing: An escaping copy of `job`, asked for only when it must wait in a queue.
+    /// - Complexity: Two uncontended lock round trips when the drain is idle.
+    func submit(
+        _ kind: Kind,
+        generation: Int,
+        context: ThreadContext = .current,
+        _ job: () -> Void,
+        queueing: () -> DrainJob
+    ) {
         if let reducing = context.reducing, kind != .removal {
             // A reducer's dispatches and additions wait until it has returned: no store runs, and
             // no consumer is added, in the middle of a reducer.
-            reducing.deferred.append((self, job, kind, generation))
+            reducing.deferred.append((self, queueing(), kind, generation))
             return
         }
         if context.owns(self) {
             if kind == .dispatch {
-                local.append((job, generation))
+                local.append((queueing(), generation))
             } else {
-                job.run()
+                job()
             }
             return
         }
         let thread = ObjectIdentifier(context)
         // Waiting here from inside another drain's work could close a cycle of waits.
         let waits = !context.isHolder
-        let admission = machine.withLock {
-            $0.acquireOrEnqueue(job, by: thread, generation: generation, isWaited: waits)
+        let ticket: UInt64? = machine.withLock { machine in
+            if machine.acquire(by: thread) { return nil }
+            return machine.enqueue(queueing(), generation: generation, isWaited: waits)
         }
-        switch admission {
-        case .acquired:
+        guard let ticket else {
             runAsOwner(job, generation: generation, context: context)
-        case .queued(let ticket):
-            if waits {
-                wait(for: ticket, context: context)
-            }
+            return
         }
+        if waits {
+            wait(for: ticket, context: context)
+        }
+    }
+
+    /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
+    /// while the owner is being built.
+    func setPublisher(_ publish: @escaping () -> Void) {
+        assert(self.publish == nil && snapshot.owner == nil, "a drain's publisher was set twice or late")
+        self.publish = publish
+    }
+
+    /// Notes that the owner's state changed: it is published with the next lock round trip the
+    /// drain makes anyway (when the current job is done), or by ``publishIfNeeded()``.
+    func needsPublish() {
+        needsPublishing = true
+    }
+
+    /// Publishes the owner's state now if it changed since it was last published.
+    func publishIfNeeded() {
+        guard needsPublishing else { return }
+        needsPublishing = false
+        machine.withLock { _ in publish?() }
+    }
+
+    /// ``submit(_:generation:_:queueing:)`` for a job that is escaping already.
+    func submit(_ kind: Kind, generation: Int, _ job: @escaping DrainJob) {
+        submit(kind, generation: generation, job, queueing: { job })
     }
 
     /// Runs a removal: now when this thread owns the drain or finds it idle; otherwise marks
     /// `scope` of the registration `tag` removed, queues `job` to finish the removal, and returns
     /// once no call it covers is in progress (see the type's documentation).
-    func remove<Job: DrainJob>(tag: UInt, _ scope: DrainStateMachine.RemovalScope, _ job: Job) {
+    func remove(tag: UInt, _ scope: DrainStateMachine.RemovalScope, _ job: @escaping DrainJob) {
         finishRemoval(admitRemoval(tag: tag, scope, job), job)
     }
 
-    /// How a removal goes on, decided by ``admitRemoval(tag:member:_:)``.
+    /// How a removal goes on, decided by ``admitRemoval(tag:_:_:)``.
     enum RemovalAdmission {
         /// This thread runs the drain: run the job now.
         case reentrant
@@ -134,8 +173,11 @@ final class Drain: @unchecked Sendable {
     /// The first half of ``remove(tag:_:_:)``: decides, under the drain's lock only, so a
     /// caller may hold a lock of its own around it (a consumer's, so that the consumer cannot move
     /// to another drain in between). Pass the result to ``finishRemoval(_:_:)``.
-    func admitRemoval<Job: DrainJob>(tag: UInt, _ scope: DrainStateMachine.RemovalScope, _ job: Job) -> RemovalAdmission
-    {
+    func admitRemoval(
+        tag: UInt,
+        _ scope: DrainStateMachine.RemovalScope,
+        _ job: @escaping DrainJob
+    ) -> RemovalAdmission {
         let context = ThreadContext.current
         if context.owns(self) {
             return .reentrant
@@ -145,7 +187,12 @@ final class Drain: @unchecked Sendable {
             let admission = machine.acquireOrMark(
                 tag: tag,
                 scope: scope,
-                job: { serial in MarkedRemoval(job: job, drain: self, serial: serial) },
+                job: { serial in
+                    { [self] in
+                        job()
+                        clearMark(serial)
+                    }
+                },
                 by: thread,
                 generation: context.generation
             )
@@ -156,11 +203,11 @@ final class Drain: @unchecked Sendable {
     }
 
     /// The second half of ``remove(tag:_:_:)``; call without holding any lock.
-    func finishRemoval<Job: DrainJob>(_ admission: RemovalAdmission, _ job: Job) {
+    func finishRemoval(_ admission: RemovalAdmission, _ job: DrainJob) {
         let context = ThreadContext.current
         switch admission {
         case .reentrant:
-            job.run()
+            job()
         case .acquired:
             runAsOwner(job, generation: context.generation, context: context)
         case .marked(let tag, let scope):
@@ -210,8 +257,7 @@ final class Drain: @unchecked Sendable {
 
     /// Runs `body` as this drain's reducer: dispatches and additions submitted meanwhile, to any
     /// drain, wait until ``runDeferred()``. Call from a job.
-    func reducing<Result>(_ body: () -> Result) -> Result {
-        let context = ThreadContext.current
+    func reducing<Result>(context: ThreadContext, _ body: () -> Result) -> Result {
         assertOwned(by: context)
         assert(context.reducing == nil, "a reducer ran inside another reducer")
         context.reducing = self
@@ -226,7 +272,7 @@ final class Drain: @unchecked Sendable {
         let jobs = deferred
         deferred = []
         for (target, job, kind, generation) in jobs {
-            target.submit(job, kind: kind, generation: generation)
+            target.submit(kind, generation: generation, job)
         }
     }
 
@@ -282,11 +328,11 @@ final class Drain: @unchecked Sendable {
         return rc_load_relaxed(slots + memberSlot) == UInt(truncatingIfNeeded: member)
     }
 
-    private func runAsOwner<Job: DrainJob>(_ job: Job, generation: Int, context: ThreadContext) {
+    private func runAsOwner(_ job: () -> Void, generation: Int, context: ThreadContext) {
         context.enter(self)
         let outer = context.generation
         context.generation = generation
-        job.run()
+        job()
         runLocalJobs(context)
         drainQueue(ownTicket: nil, context: context)
         context.generation = outer
@@ -297,11 +343,16 @@ final class Drain: @unchecked Sendable {
     private func drainQueue(ownTicket: UInt64?, context: ThreadContext) {
         var finishedJob = false
         while true {
-            let step = machine.withLock { $0.next(finishedJob: finishedJob, ownTicket: ownTicket) }
+            let publishes = needsPublishing
+            needsPublishing = false
+            let step = machine.withLock { machine in
+                if publishes { publish?() }
+                return machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
+            }
             switch step {
             case .run(let job, let generation):
                 context.generation = generation
-                job.run()
+                job()
                 runLocalJobs(context)
                 finishedJob = true
             case .release(let wakesWaiters):
@@ -319,7 +370,7 @@ final class Drain: @unchecked Sendable {
             let (job, generation) = local[index]
             index += 1
             context.generation = generation
-            job.run()
+            job()
         }
         local.removeAll(keepingCapacity: local.count <= 64)
     }
@@ -340,17 +391,5 @@ final class Drain: @unchecked Sendable {
 
     private func assertOwned(by context: ThreadContext) {
         assert(context.owns(self), "a drain's confined state was touched by a thread that does not run it")
-    }
-}
-
-/// A removal queued behind the owner's work: when it has run, its mark is no longer needed.
-private struct MarkedRemoval<Job: DrainJob>: DrainJob {
-    let job: Job
-    let drain: Drain
-    let serial: UInt64
-
-    func run() {
-        job.run()
-        drain.clearMark(serial)
     }
 }

@@ -6,7 +6,9 @@
 final class DrainBound<Value>: @unchecked Sendable {
     // @unchecked: `storage` is only touched by the thread that runs `drain`; debug
     // builds check it on every access (`value`).
-    private var storage: Value
+    // `@exclusivity(unchecked)`: one thread at a time (checked as above), and callers keep their
+    // accesses short (a reference-type value is read once, then used).
+    @exclusivity(unchecked) private var storage: Value
     let drain: Drain
 
     init(_ value: Value, drain: Drain) {
@@ -19,6 +21,12 @@ final class DrainBound<Value>: @unchecked Sendable {
     func setUp(_ body: (inout Value) -> Void) {
         assert(drain.snapshot.owner == nil, "\(Self.self).setUp called while its drain runs")
         body(&storage)
+    }
+
+    /// The value, without the confinement check: for its owner while it is being built, before any
+    /// other thread can reach it.
+    func value(unchecked: Void) -> Value {
+        storage
     }
 
     /// The value; the calling thread must be running ``drain``.

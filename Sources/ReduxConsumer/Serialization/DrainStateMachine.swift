@@ -20,7 +20,7 @@ struct DrainStateMachine {
     /// A queued job.
     struct Entry {
         /// `nil` once taken out: the queue must not keep a job (and what it holds) alive after it ran.
-        var job: (any DrainJob)?
+        var job: DrainJob?
         let generation: Int
         let isWaited: Bool
     }
@@ -60,10 +60,28 @@ struct DrainStateMachine {
         case queued(ticket: UInt64)
     }
 
+    /// Makes `thread` the owner if the drain is idle and nothing is queued; says whether it did.
+    mutating func acquire(by thread: ThreadID) -> Bool {
+        guard owner == nil, isQueueEmpty else { return false }
+        owner = thread
+        return true
+    }
+
+    /// Queues a job and returns its ticket. A waited-for job counts its submitter as waiting.
+    mutating func enqueue(_ job: @escaping DrainJob, generation: Int, isWaited: Bool) -> UInt64 {
+        entries.append(Entry(job: job, generation: generation, isWaited: isWaited))
+        issued += 1
+        if isWaited {
+            queuedWaitedEntries += 1
+            waitingThreads += 1
+        }
+        return issued
+    }
+
     /// What the owner does after a job.
     enum Step {
         /// Run this job next.
-        case run(any DrainJob, generation: Int)
+        case run(DrainJob, generation: Int)
         /// Stop: the drain is no longer this thread's. `wakesWaiters`: broadcast, someone waits.
         case release(wakesWaiters: Bool)
     }
@@ -91,22 +109,15 @@ struct DrainStateMachine {
 
     /// Makes `thread` the owner if the drain is idle and nothing is queued, else queues `job`.
     mutating func acquireOrEnqueue(
-        _ job: any DrainJob,
+        _ job: @escaping DrainJob,
         by thread: ThreadID,
         generation: Int,
         isWaited: Bool
     ) -> Admission {
-        if owner == nil, isQueueEmpty {
-            owner = thread
+        if acquire(by: thread) {
             return .acquired
         }
-        entries.append(Entry(job: job, generation: generation, isWaited: isWaited))
-        issued += 1
-        if isWaited {
-            queuedWaitedEntries += 1
-            waitingThreads += 1
-        }
-        return .queued(ticket: issued)
+        return .queued(ticket: enqueue(job, generation: generation, isWaited: isWaited))
     }
 
     /// Like ``acquireOrEnqueue(_:by:generation:isWaited:)`` for a removal: when the drain runs on
@@ -115,7 +126,7 @@ struct DrainStateMachine {
     mutating func acquireOrMark(
         tag: UInt,
         scope: RemovalScope,
-        job: (_ serial: UInt64) -> any DrainJob,
+        job: (_ serial: UInt64) -> DrainJob,
         by thread: ThreadID,
         generation: Int
     ) -> Admission {

@@ -14,17 +14,22 @@
 /// Kept in thread-local storage, so only its own thread reads or writes it (other threads only
 /// compare its identity, which they learn under a drain's lock).
 final class ThreadContext {
+    // `@exclusivity(unchecked)` on every property: only the context's own thread touches it
+    // (`current` is thread-local), in short accesses that never span a call out of the library,
+    // so two accesses can never overlap; the dynamic check costs a thread-local lookup of its
+    // own, several per dispatch.
+
     /// Drains whose jobs this thread is running, innermost last. Unretained: a drain is in this
     /// list only while one of its jobs runs on this thread, and that job keeps its owner alive.
-    private(set) var owned: [Unmanaged<Drain>] = []
+    @exclusivity(unchecked) private(set) var owned: [Unmanaged<Drain>] = []
     /// The drain whose reducer this thread is running, if any: its state is being changed in
     /// place, so work submitted meanwhile waits until the reducer returns.
-    var reducing: Drain?
+    @exclusivity(unchecked) var reducing: Drain?
     /// How many actions led to the one this thread is processing: 0 for an action dispatched from
     /// outside the library, one more for each action dispatched from inside another's processing.
-    var generation = 0
+    @exclusivity(unchecked) var generation = 0
     /// The queued deliveries this thread is calling right now, innermost last.
-    private(set) var gates: [DeliveryGate] = []
+    @exclusivity(unchecked) private(set) var gates: [DeliveryGate] = []
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     static var current: ThreadContext {

@@ -5,7 +5,9 @@ extension Store {
     ///
     /// - Complexity: One evaluation per distinct selection, one call per closure subscriber and
     ///   per fired member, one per listener; nothing per consumer whose values did not change.
-    func notify(_ core: StoreCore<State>, old: State, action: any Action) {
+    /// - Parameter old: The state before the action, when there are closure subscribers (an
+    ///   untyped pointer: an `Optional<State>` would cost a metadata lookup per dispatch here).
+    func notify(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
         let engine = host.engine.value
         let hasClosures = !core.closures.isEmpty
         guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty else { return }
@@ -13,9 +15,9 @@ extension Store {
         let wasNotifying = core.isNotifying
         core.isNotifying = true
         let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : []
-        if hasClosures {
-            let new = state.pointee
-            notifyClosures(core, old: old, new: new, consumerRuns: runs, engine: engine)
+        if hasClosures, let old {
+            notifyClosures(
+                core, old: old.assumingMemoryBound(to: State.self), new: state, consumerRuns: runs, engine: engine)
         } else {
             for run in runs {
                 engine.deliver(run, state: UnsafeMutableRawPointer(state))
@@ -37,8 +39,8 @@ extension Store {
     /// Calls the closure subscribers interleaved with the consumers' runs by call order.
     private func notifyClosures(
         _ core: StoreCore<State>,
-        old: State,
-        new: State,
+        old: UnsafeMutablePointer<State>,
+        new: UnsafeMutablePointer<State>,
         consumerRuns runs: [SelectionEngine.Run],
         engine: SelectionEngine
     ) {
@@ -55,15 +57,28 @@ extension Store {
             // Read the slot afresh: a callback may have cancelled a later subscriber. Borrowed, not
             // retained: `core.subscribers` owns it, and one cancelled during the pass waits in
             // `core.retired` until the pass is over.
-            if let subscriber = core.closures[slot: slot],
-                drain.willCall(tag: UInt(bitPattern: subscriber.toOpaque()), member: 0)
+            if let entry = core.closures[slot: slot], drain.willCall(tag: UInt(bitPattern: entry.toOpaque()), member: 0)
             {
-                subscriber._withUnsafeGuaranteedRef { $0.callback(old, new) }
+                // Retyped without a check (debug builds check): only `Subscriber<State>`s are
+                // inserted in `closures`.
+                assert(entry.takeUnretainedValue() is Subscriber<State>, "a closure subscriber of another type")
+                let subscriber = Unmanaged<Subscriber<State>>.fromOpaque(entry.toOpaque())
+                subscriber._withUnsafeGuaranteedRef { Self.call($0.callback, &old.pointee, &new.pointee) }
                 drain.didCall()
             }
             slot += 1
         }
         core.closures.endIteration()
+    }
+
+    /// Calls a closure subscriber with both states in place: `inout` arguments are passed by
+    /// address, while `pointee` itself would be copied (and everything in it retained) per call.
+    private static func call(
+        _ callback: (State, State) -> Void,
+        _ old: inout State,
+        _ new: inout State
+    ) {
+        callback(old, new)
     }
 
     private func notifyListeners(_ core: StoreCore<State>, action: any Action) {

@@ -18,7 +18,7 @@ extension Store {
             guard !store.wasCancelledEarly(order) else { return }
             let core = store.core.value
             // Unretained in the list the pass walks: `subscribers` owns it.
-            core.closures.insert(Unmanaged.passUnretained(subscriber), identifier: order)
+            core.closures.insert(Unmanaged.passUnretained(subscriber as AnyObject), identifier: order)
             core.subscribers[order] = subscriber
         }
         let tag = subscriber.tag
@@ -148,7 +148,7 @@ extension Store {
 
     /// Runs a removal of the registration `tag` with the guarantees of ``Drain/remove(tag:_:_:)``.
     private func remove(tag: UInt, _ body: @escaping @Sendable (Store) -> Void) {
-        drain.remove(tag: tag, .registration, ClosureJob { [self] in body(self) })
+        drain.remove(tag: tag, .registration) { [self] in body(self) }
     }
 
     /// A registration cancelled before the job that adds it ran: that job will skip it.

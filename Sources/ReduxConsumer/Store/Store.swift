@@ -33,6 +33,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// The published state and the counts every thread reads, guarded by the drain's lock.
     let shared: StoreShared<State>
     private let reducer: Reducer<State>
+    /// Copies the state from the second address to the first: compiled in the module that made
+    /// the store, for its concrete `State` (this module runs the store's code unspecialised,
+    /// where a copy goes field by field through the type's value witnesses).
+    private let copyState:
+        @Sendable (_ target: UnsafeMutablePointer<State>, _ source: UnsafeMutablePointer<State>) -> Void
     let diagnose: @Sendable (String) -> Void
 
     /// The longest chain of actions dispatched from the processing of the previous one (from a
@@ -48,14 +53,34 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     ///   - diagnostics: Told about misuse the store survives instead of trapping, such as a
     ///     runaway chain of dispatches (see ``chainLimit``). `nil` (the default) writes to standard
     ///     error.
-    public init(
+    @inlinable
+    public convenience init(
         initialState: State,
         reducer: Reducer<State>,
         middleware: [Middleware<State>] = [],
         diagnostics: (@Sendable (_ message: String) -> Void)? = nil
     ) {
+        self.init(
+            initialState: initialState,
+            reducer: reducer,
+            middleware: middleware,
+            diagnostics: diagnostics,
+            copyState: { $0.pointee = $1.pointee }
+        )
+    }
+
+    @usableFromInline
+    init(
+        initialState: State,
+        reducer: Reducer<State>,
+        middleware: [Middleware<State>],
+        diagnostics: (@Sendable (_ message: String) -> Void)?,
+        copyState: @escaping @Sendable (UnsafeMutablePointer<State>, UnsafeMutablePointer<State>) -> Void
+    ) {
         self.reducer = reducer
-        shared = StoreShared(state: initialState)
+        self.copyState = copyState
+        let shared = StoreShared(state: initialState)
+        self.shared = shared
         let core = DrainBound(StoreCore(state: initialState, middleware: middleware), drain: drain)
         self.core = core
         // Weak: a subscribed consumer refers to the host, and the core keeps the consumer.
@@ -65,6 +90,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             return true
         }
         diagnose = diagnostics ?? { writeLineToStandardError($0) }
+        // The cells live as long as the store, and the drain publishes only during its jobs.
+        let working = core.value(unchecked: ()).state
+        drain.setPublisher { copyState(shared.state, working) }
         if !middleware.isEmpty {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
@@ -86,19 +114,31 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         middleware: [Middleware<State>] = []
     ) {
         let initialState = state ?? reSwiftReducer(StoreInit(), nil)
-        self.init(initialState: initialState, reducer: Reducer(reSwift: reSwiftReducer), middleware: middleware)
+        self.init(
+            initialState: initialState,
+            reducer: Reducer(reSwift: reSwiftReducer),
+            middleware: middleware,
+            diagnostics: nil,
+            copyState: { $0.pointee = $1.pointee }
+        )
     }
 
-    /// The current state: a snapshot, safe to read from any thread; it never waits for an action
-    /// in progress (it is the state after the last action reduced).
+    /// The current state: a snapshot, safe to read from any thread, that never waits for an
+    /// action in progress.
     ///
-    /// Must not be read from inside this store's own reducer, which is given the state to change.
+    /// From another thread, it is the state after the last action whose processing (reducer and
+    /// notifications) is complete; from inside this store's middleware and callbacks, it is the
+    /// state being processed. Must not be read from inside this store's own reducer, which is given
+    /// the state to change: that stops the program with a message saying so.
     public var state: State {
-        precondition(
-            !drain.isReducingOnCurrentThread,
-            "\(description).state was read inside the store's own reducer: use the reducer's `state` parameter, which is the state being changed."
-        )
-        return drain.locked { shared.state }
+        if drain.isAccessibleFromCurrentThread {
+            precondition(
+                !drain.isReducingOnCurrentThread,
+                "\(description).state was read inside the store's own reducer: use the reducer's `state` parameter, which is the state being changed."
+            )
+            return core.value.state.pointee
+        }
+        return drain.locked { shared.state.pointee }
     }
 
     /// The number of live subscriptions: closure subscribers, consumers (each counted once, however
@@ -128,7 +168,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             )
             return
         }
-        drain.submit(DispatchJob(store: self, action: action), kind: .dispatch, generation: generation)
+        drain.submit(
+            .dispatch, generation: generation, context: context, { process(action) },
+            queueing: { { [self] in process(action) } })
     }
 
     /// Adds a middleware after creation; it becomes the innermost one (closest to the reducer).
@@ -146,11 +188,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 
     /// Runs `body` as a job of this store's drain (see ``Drain`` for when).
     func perform(_ kind: Drain.Kind, _ body: @escaping @Sendable (Store) -> Void) {
-        drain.submit(
-            ClosureJob { [self] in body(self) },
-            kind: kind,
-            generation: ThreadContext.current.generation
-        )
+        drain.submit(kind, generation: ThreadContext.current.generation) { [self] in body(self) }
     }
 
     private func makeChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
@@ -163,7 +201,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     }
 
     /// Runs one action: through the middleware, or straight to the reducer.
-    fileprivate func process(_ action: any Action) {
+    private func process(_ action: any Action) {
         if let chain = core.value.chain {
             chain(action)
         } else {
@@ -177,20 +215,30 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         if drain.isAccessibleFromCurrentThread {
             reduceAndNotify(action)
         } else {
-            drain.submit(
-                ReduceJob(store: self, action: action), kind: .dispatch, generation: ThreadContext.current.generation)
+            drain.submit(.dispatch, generation: ThreadContext.current.generation) { [self] in reduceAndNotify(action) }
         }
     }
 
-    fileprivate func reduceAndNotify(_ action: any Action) {
+    /// Reduces `action`, then notifies. The new state is published for other threads when the
+    /// job is done, in the lock round trip the drain makes then anyway.
+    private func reduceAndNotify(_ action: any Action) {
         let core = core.value
         let state = core.state
-        drain.reducing { reducer.reduce(&state.pointee, action) }
-        var published = state.pointee
-        drain.locked { swap(&shared.state, &published) }
-        // `published` now holds the state before the action: the closure subscribers' `old`.
-        drain.runDeferred()
-        notify(core, old: published, action: action)
+        // A state reduced earlier in this job, not published yet: the closure subscribers' `old`.
+        drain.publishIfNeeded()
+        if core.closures.isEmpty {
+            drain.reducing(context: ThreadContext.current) { reducer.reduce(&state.pointee, action) }
+            drain.needsPublish()
+            drain.runDeferred()
+            notify(core, old: nil, action: action)
+        } else {
+            // Only this thread writes the published state, so it may read it without the lock.
+            var old = shared.state.pointee
+            drain.reducing(context: ThreadContext.current) { reducer.reduce(&state.pointee, action) }
+            drain.needsPublish()
+            drain.runDeferred()
+            withUnsafeMutablePointer(to: &old) { notify(core, old: UnsafeMutableRawPointer($0), action: action) }
+        }
     }
 }
 
@@ -198,7 +246,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 /// the store's drain.
 final class StoreShared<State>: @unchecked Sendable {
     // @unchecked: every access is inside `Drain.locked` of the owning store's drain.
-    var state: State
+    /// The published state; a pointer so that the store's specialised copy can write it in
+    /// place. Allocated in `init`, freed in `deinit`, read and written under the lock only.
+    let state: UnsafeMutablePointer<State>
     var subscriberCount = 0
     /// The last call order handed out; closure subscribers and consumers are called in this order.
     var lastOrder: UInt64 = 0
@@ -206,35 +256,12 @@ final class StoreShared<State>: @unchecked Sendable {
     var cancelledEarly: Set<UInt64> = []
 
     init(state: State) {
-        self.state = state
+        self.state = .allocate(capacity: 1)
+        self.state.initialize(to: state)
     }
-}
 
-/// An action to run through a store.
-private struct DispatchJob<State: Sendable>: DrainJob {
-    let store: Store<State>
-    let action: any Action
-
-    func run() {
-        store.process(action)
-    }
-}
-
-/// An action a middleware passed on later, from another thread: straight to the reducer.
-private struct ReduceJob<State: Sendable>: DrainJob {
-    let store: Store<State>
-    let action: any Action
-
-    func run() {
-        store.reduceAndNotify(action)
-    }
-}
-
-/// Any other work for a drain.
-struct ClosureJob: DrainJob {
-    let body: @Sendable () -> Void
-
-    func run() {
-        body()
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 }

@@ -4,6 +4,12 @@
 /// Nothing here locks and every user call (reducer, middleware, callbacks) happens outside any
 /// lock. Subscribers are borrowed, not retained, for each call: `subscribers` owns them, and one
 /// removed while a pass runs stays in `retired` until the pass is over.
+///
+/// The tables a pass reads have non-generic element types: the store's code runs unspecialised
+/// inside this module, where a table generic in `State` costs a runtime metadata lookup per access.
+/// `@exclusivity(unchecked)` on them: the core is confined to its drain (``DrainBound`` checks it in
+/// debug builds) and no access spans a user call, so accesses never overlap; the dynamic check would
+/// cost more than the work on every dispatch.
 final class StoreCore<State: Sendable> {
     /// The state the reducer changes in place; the store publishes a copy after each action.
     ///
@@ -13,19 +19,19 @@ final class StoreCore<State: Sendable> {
     /// touched by the drain's current thread (the core is reached through a ``DrainBound``).
     let state: UnsafeMutablePointer<State>
     var middleware: [Middleware<State>]
-    var chain: DispatchFunction?
-    /// Closure subscribers in call order (their order numbers come from the engine, so they
-    /// interleave with consumers by subscription).
-    var closures = SlotList<Unmanaged<Subscriber<State>>>()
+    @exclusivity(unchecked) var chain: DispatchFunction?
+    /// Closure subscribers (each a `Subscriber<State>`) in call order: their order numbers come
+    /// from the same counter as consumers', so the two interleave by subscription.
+    @exclusivity(unchecked) var closures = SlotList<Unmanaged<AnyObject>>()
     /// Owns the closure subscribers borrowed in `closures`.
-    var subscribers: [UInt64: Subscriber<State>] = [:]
-    var listeners = SlotList<Listener>()
+    var subscribers: [UInt64: any AnyObject & Sendable] = [:]
+    @exclusivity(unchecked) var listeners = SlotList<Listener>()
     /// Removed during a pass: kept alive until it ends, since the pass may be inside their call.
-    var retired: [any Sendable] = []
+    @exclusivity(unchecked) var retired: [any Sendable] = []
     /// The consumers subscribed: the store keeps them alive until their subscription ends.
     var consumers: [ObjectIdentifier: StateConsumer<State>] = [:]
     /// Whether a pass is notifying right now.
-    var isNotifying = false
+    @exclusivity(unchecked) var isNotifying = false
 
     init(state: State, middleware: [Middleware<State>]) {
         self.state = .allocate(capacity: 1)
