@@ -17,6 +17,8 @@ final class SelectionEngine {
 
     /// The drain the engine is confined to, which runs its callbacks.
     let drain: Drain
+    /// The memos of the derived values watched here.
+    let derivations = DerivationCache()
     /// Every node, in no particular order: a node leaves in O(1) by swapping with the last one.
     @exclusivity(unchecked) private var nodes: [SelectionNode] = []
     private var nodeByKey: [GroupKey: SelectionNode] = [:]
@@ -69,7 +71,8 @@ final class SelectionEngine {
             group = existing
         } else {
             let node = enrollment.key.flatMap { nodeByKey[$0] }
-            group = enrollment.makeGroup(state, node?.cell, registration.gate, registration.tag)
+            derivations.beginPass()
+            group = enrollment.makeGroup(state, node?.cell, registration.gate, registration.tag, derivations)
             group.order = registration.order
             if enrollment.key == nil {
                 group.soleMember = enrollment.id
@@ -89,9 +92,10 @@ final class SelectionEngine {
         registration.engine = self
         registration.order = order
         var changed: [MemberGroup] = []
+        derivations.beginPass()
         for group in registration.groups {
             group.order = registration.order
-            if group.evaluate(state, group.members.ownCell) {
+            if group.evaluate(state, group.members.ownCell, derivations) {
                 changed.append(group)
             }
         }
@@ -171,6 +175,8 @@ final class SelectionEngine {
         firedNodes.removeAll(keepingCapacity: true)
         firedGroups.removeAll(keepingCapacity: true)
         runs.removeAll(keepingCapacity: true)
+        derivations.beginPass()
+        let derivations = derivations
         // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
         // changes the engine's copy, not the one being walked.
         let nodes = self.nodes
@@ -178,7 +184,7 @@ final class SelectionEngine {
             for index in nodes.indices {
                 // Unretained: the local copy of the list keeps every node alive during the loop.
                 let node = Unmanaged.passUnretained(nodes[index])
-                if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell) }) {
+                if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell, derivations) }) {
                     firedNodes.append(nodes[index])
                 }
             }

@@ -100,7 +100,9 @@ extension TypedGroup {
     /// The engine's handle on this group: closures that capture the group alone, so it serves as
     /// their context and they cost no allocation.
     @inlinable
-    func memberGroup(key: GroupKey?, evaluate: @escaping (UnsafeMutableRawPointer, AnyObject) -> Bool) -> MemberGroup {
+    func memberGroup(key: GroupKey?, evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool)
+        -> MemberGroup
+    {
         MemberGroup(
             key: key,
             members: self,
@@ -122,16 +124,17 @@ extension TypedGroup {
     static func evaluator(
         _ selection: Selection<State, Value>,
         isEqual: (@Sendable (Value, Value) -> Bool)?
-    ) -> (UnsafeMutableRawPointer, AnyObject) -> Bool {
+    ) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool {
         guard let isEqual else {
-            return { state, cell in
-                unsafeDowncast(cell, to: ValueCell<Value>.self)
-                    .advance(to: selection.read(state.assumingMemoryBound(to: State.self)))
+            return { state, cell, cache in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                return cell.advance(
+                    to: selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo))
             }
         }
-        return { state, cell in
+        return { state, cell, cache in
             let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-            let value = selection.read(state.assumingMemoryBound(to: State.self))
+            let value = selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
             return isEqual(cell.last, value) ? false : cell.advance(to: value)
         }
     }
@@ -142,24 +145,32 @@ extension TypedGroup where Value: Equatable {
     /// values. One closure per kind of selection rather than a `switch` inside one: the common
     /// case (a stored property) compiles to a load and a compare.
     @inlinable
-    static func evaluator(_ selection: Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject) -> Bool {
+    static func evaluator(_ selection: Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache)
+        -> Bool
+    {
         switch selection {
         case .offset(let offset):
-            return { state, cell in
+            return { state, cell, _ in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
                 let value = state.load(fromByteOffset: offset, as: Value.self)
                 return value == cell.last ? false : cell.advance(to: value)
             }
         case .keyPath(let keyPath):
-            return { state, cell in
+            return { state, cell, _ in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
                 let value = state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
                 return value == cell.last ? false : cell.advance(to: value)
             }
         case .closure(let select):
-            return { state, cell in
+            return { state, cell, _ in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
                 let value = Selection.call(select, with: &state.assumingMemoryBound(to: State.self).pointee)
+                return value == cell.last ? false : cell.advance(to: value)
+            }
+        case .derived(let derived):
+            return { state, cell, cache in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                let value = derived.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
                 return value == cell.last ? false : cell.advance(to: value)
             }
         }
