@@ -147,6 +147,36 @@ final class Drain: @unchecked Sendable {
         machine.withLock { _ in publish?() }
     }
 
+    /// Runs `job` now if the drain is idle (returns `true`), without ever waiting: a task must not
+    /// block a thread of the cooperative pool. When the drain is busy, returns `false` and changes
+    /// nothing.
+    func runIfIdle(generation: Int, _ job: () -> Void) -> Bool {
+        let context = ThreadContext.current
+        guard context.reducing == nil, !context.owns(self) else { return false }
+        guard machine.withLock({ $0.acquire(by: ObjectIdentifier(context)) }) else { return false }
+        runAsOwner(job, generation: generation, context: context)
+        return true
+    }
+
+    /// Runs `job` now if the drain is idle, or queues it (without waiting) to run in order after
+    /// the work in progress; `job` learns which: `true` when it runs on the calling thread. For
+    /// tasks: a queued job resumes its task when done.
+    func runOrQueue(generation: Int, _ job: @escaping @Sendable (_ isRunningNow: Bool) -> Void) {
+        let context = ThreadContext.current
+        if context.reducing != nil || context.owns(self) {
+            submit(.dispatch, generation: generation, context: context, {}, queueing: { { job(false) } })
+            return
+        }
+        let acquired = machine.withLock { machine in
+            if machine.acquire(by: ObjectIdentifier(context)) { return true }
+            _ = machine.enqueue({ job(false) }, generation: generation, isWaited: false)
+            return false
+        }
+        if acquired {
+            runAsOwner({ job(true) }, generation: generation, context: context)
+        }
+    }
+
     /// ``submit(_:generation:_:queueing:)`` for a job that is escaping already.
     func submit(_ kind: Kind, generation: Int, _ job: @escaping DrainJob) {
         submit(kind, generation: generation, job, queueing: { job })

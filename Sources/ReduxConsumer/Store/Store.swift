@@ -39,6 +39,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     private let copyState:
         @Sendable (_ target: UnsafeMutablePointer<State>, _ source: UnsafeMutablePointer<State>) -> Void
     let diagnose: @Sendable (String) -> Void
+    /// Finishes the store's async sequences, cancels its effects and ends waits on it, when the
+    /// store is released (or its page closed).
+    let teardown = Teardown()
 
     /// The longest chain of actions dispatched from the processing of the previous one (from a
     /// reducer, a middleware or a callback) before the store stops it: 10,000.
@@ -97,6 +100,10 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
         }
+    }
+
+    deinit {
+        teardown.run()
     }
 
     /// Creates a store from a ReSwift-style reducer, `(Action, State?) -> State`.
@@ -201,7 +208,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     }
 
     /// Runs one action: through the middleware, or straight to the reducer.
-    private func process(_ action: any Action) {
+    func process(_ action: any Action) {
         if let chain = core.value.chain {
             chain(action)
         } else {
