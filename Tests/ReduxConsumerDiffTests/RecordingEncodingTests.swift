@@ -56,7 +56,8 @@ struct RecordingEncodingTests {
         var codecs = ActionCodecs()
         codecs.register(RichAction.self, as: "rich")
         let buffer = RecordingBuffer()
-        let recorder = try SessionRecorder<Rich>(to: .memory(buffer), codecs: codecs, hash: .structural, snapshotInterval: 1)
+        let recorder = try SessionRecorder<Rich>(
+            to: .memory(buffer), codecs: codecs, hash: .structural, snapshotInterval: 1)
         var changed = Rich()
         changed.text = "\u{1F}\u{7F}\"\\"
         changed.missing = "now here"

@@ -13,7 +13,10 @@ import Testing
 struct RecordingTests {
     @Test func recordsAHeaderTheInitialStateAndOneLinePerActionThenTheEnd() throws {
         let text = try recordCounterSession(
-            [CounterAction.increment, CounterAction.rename("Kim \"K\"\n"), CounterAction.addWork("doc"), CounterAction.set(-3)],
+            [
+                CounterAction.increment, CounterAction.rename("Kim \"K\"\n"), CounterAction.addWork("doc"),
+                CounterAction.set(-3),
+            ],
             snapshotInterval: 2
         )
         #expect(
@@ -97,7 +100,8 @@ struct RecordingTests {
             unregisteredActions: .skip
         )
         let lines = text.split(separator: "\n")
-        #expect(lines[3] == #"{"index":2,"skipped":"ReduxConsumerDiffTests.UnregisteredAction","hash":"9d690d8b13a76f7d"}"#)
+        #expect(
+            lines[3] == #"{"index":2,"skipped":"ReduxConsumerDiffTests.UnregisteredAction","hash":"9d690d8b13a76f7d"}"#)
         #expect(lines[2].hasSuffix(#""hash":"9d690d8b13a76f7d"}"#), "the skipped action changed nothing: same hash")
         #expect(lines.last == #"{"end":3}"#)
     }
@@ -113,17 +117,21 @@ struct RecordingTests {
         for _ in 0..<30 {
             store.dispatch(CounterAction.increment)
         }
-        #expect(buffer.text.split(separator: "\n").count > 2, "30 lines of about 55 bytes pass the 1,000-byte threshold")
+        #expect(
+            buffer.text.split(separator: "\n").count > 2, "30 lines of about 55 bytes pass the 1,000-byte threshold")
         try recorder.close()
         #expect(buffer.text.hasSuffix(#"{"end":31}"# + "\n"))
     }
 
     @Test func writesTheSameLinesToAFileAndToADescriptorAsToMemory() throws {
-        let actions: [any Action] = [CounterAction.increment, CounterAction.rename("Kim"), CounterAction.addWork("doc")]
+        let actions: [any Action] = [
+            CounterAction.increment, CounterAction.rename("Kim"), CounterAction.addWork("doc"),
+        ]
         let inMemory = try recordCounterSession(actions, snapshotInterval: 1)
         try withTemporaryPath { path in
             let recorder = try SessionRecorder<AppState>(
-                to: .file(atPath: path), codecs: counterCodecs, hash: .structural, snapshotInterval: 1, flushThreshold: 0
+                to: .file(atPath: path), codecs: counterCodecs, hash: .structural, snapshotInterval: 1,
+                flushThreshold: 0
             )
             let store = makeStore(middleware: [recorder.middleware])
             actions.forEach(store.dispatch)
@@ -147,7 +155,8 @@ struct RecordingTests {
     @Test func aFailedWriteStopsTheRecordingAndCloseThrowsIt() throws {
         let readOnly = open("/dev/null", O_RDONLY)
         defer { _ = close(readOnly) }
-        let recorder = try SessionRecorder<AppState>(to: .fileDescriptor(readOnly), codecs: counterCodecs, flushThreshold: 0)
+        let recorder = try SessionRecorder<AppState>(
+            to: .fileDescriptor(readOnly), codecs: counterCodecs, flushThreshold: 0)
         let store = makeStore(middleware: [recorder.middleware])
         store.dispatch(CounterAction.increment)
         store.dispatch(CounterAction.increment)
@@ -169,7 +178,8 @@ struct RecordingTests {
         #expect {
             _ = try SessionRecorder<AppState>(to: .file(atPath: path), codecs: counterCodecs)
         } throws: { error in
-            guard let error = error as? RecordingError, case .cannotOpen(let reportedPath, let reason) = error.kind else { return false }
+            guard let error = error as? RecordingError, case .cannotOpen(let reportedPath, let reason) = error.kind
+            else { return false }
             return reportedPath == path && reason.contains("No such file or directory")
         }
     }
@@ -193,7 +203,9 @@ struct RecordingTests {
             middleware: [recorder.middleware]
         )
         store.dispatch(CounterAction.increment)
-        #expect(recorder.failure == RecordingError(.stateNotEncodable(reason: "nan cannot be written in JSON"), actionIndex: 1))
+        #expect(
+            recorder.failure
+                == RecordingError(.stateNotEncodable(reason: "nan cannot be written in JSON"), actionIndex: 1))
     }
 
     @Test func closeIsIdempotentAndLaterActionsAreNotRecorded() throws {

@@ -44,7 +44,8 @@ struct ReplayCursorTests {
     }
 
     @Test func stepsBackOneActionAtATimeToTheInitialState() throws {
-        let cursor = ReplayCursor(reader: try counterReader(try tenActions()), reducer: appReducer, checkpointInterval: 3)
+        let cursor = ReplayCursor(
+            reader: try counterReader(try tenActions()), reducer: appReducer, checkpointInterval: 3)
         try cursor.move(to: 10)
         var seen: [Int] = []
         while let step = try cursor.back() {
@@ -58,7 +59,8 @@ struct ReplayCursorTests {
     }
 
     @Test func jumpsToAnyActionForwardAndBack() throws {
-        let cursor = ReplayCursor(reader: try counterReader(try tenActions()), reducer: appReducer, checkpointInterval: 4)
+        let cursor = ReplayCursor(
+            reader: try counterReader(try tenActions()), reducer: appReducer, checkpointInterval: 4)
         let six = try #require(try cursor.move(to: 6))
         #expect(six.index == 6)
         #expect(cursor.state == AppState(counter: 5, works: ["w3", "w6"]))
@@ -100,6 +102,9 @@ struct ReplayCursorTests {
         try cursor.move(to: 3)
         let error = #expect(throws: ReplayError.self) { try cursor.back() }
         #expect(error?.code == "cannot-rewind")
-        #expect(error?.message == "cannot step back: fd \(descriptors[0]) cannot be read again (a pipe or standard input); replay a file")
+        #expect(
+            error?.message
+                == "cannot step back: fd \(descriptors[0]) cannot be read again (a pipe or standard input); replay a file"
+        )
     }
 }

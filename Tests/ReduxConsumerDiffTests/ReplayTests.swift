@@ -18,7 +18,10 @@ struct ReplayTests {
     ///     3 action 1 (incr.)  6 action 3 (addWork)  9 end
     private func sessionLines() throws -> [String] {
         let text = try recordCounterSession(
-            [CounterAction.increment, CounterAction.rename("Kim"), CounterAction.addWork("doc"), CounterAction.set(-3)],
+            [
+                CounterAction.increment, CounterAction.rename("Kim"), CounterAction.addWork("doc"),
+                CounterAction.set(-3),
+            ],
             snapshotInterval: 2
         )
         return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
@@ -32,7 +35,9 @@ struct ReplayTests {
     }
 
     /// Replays `text` into a fresh store; returns the error and the state the store reached.
-    private func replay(_ text: String, reducer: Reducer<AppState> = appReducer) -> (error: ReplayError?, state: AppState) {
+    private func replay(_ text: String, reducer: Reducer<AppState> = appReducer) -> (
+        error: ReplayError?, state: AppState
+    ) {
         let store = makeStore()
         do {
             let reader = try counterReader(text)
@@ -165,12 +170,15 @@ struct ReplayTests {
         let (error, _) = replay(lines.joined(separator: "\n") + "\n", reducer: skippingWorks)
         let stopped = try #require(error)
         #expect(stopped.line == 6)
-        #expect(stopped.message.hasPrefix("replay diverged after action 3, addWork(\"doc\"): state hash \(recordedHash(lines[5])) recorded"))
+        #expect(
+            stopped.message.hasPrefix(
+                "replay diverged after action 3, addWork(\"doc\"): state hash \(recordedHash(lines[5])) recorded"))
         #expect(stopped.message.hasSuffix("(no snapshot was recorded after this action to show what differs)"))
     }
 
     @Test func withoutHashesSnapshotsAreComparedWholeByDiff() throws {
-        let text = try recordCounterSession([CounterAction.set(1), CounterAction.set(2)], hash: nil, snapshotInterval: 1)
+        let text = try recordCounterSession(
+            [CounterAction.set(1), CounterAction.set(2)], hash: nil, snapshotInterval: 1)
         let plusOne = Reducer<AppState> { (state, action: CounterAction) in
             if case .set(let value) = action { state.counter = value + 1 }
         }
@@ -262,7 +270,10 @@ struct ReplayTests {
     @Test func aForeignFileIsNotARecording() throws {
         for (text, reason) in [
             ("#!/bin/sh\necho hello\n", "its first line is not JSON"),
-            ("{\"name\":\"package.json\"}\n", "its first line is not a recording header (\"recording\":\"ReduxConsumer\")"),
+            (
+                "{\"name\":\"package.json\"}\n",
+                "its first line is not a recording header (\"recording\":\"ReduxConsumer\")"
+            ),
             ("", "it is empty"),
             ("\u{89}PNG\r\n\u{1A}\n", "its first line is not JSON"),
         ] {
@@ -270,7 +281,8 @@ struct ReplayTests {
                 _ = try counterReader(text)
             } throws: { error in
                 let error = error as? ReplayError
-                return error?.code == "not-a-recording" && error?.line == 1 && error?.message == "not a ReduxConsumer recording: \(reason)"
+                return error?.code == "not-a-recording" && error?.line == 1
+                    && error?.message == "not a ReduxConsumer recording: \(reason)"
             }
         }
     }
@@ -344,7 +356,8 @@ struct ReplayTests {
                 == "recording:1: error: the recording uses format 2.0, newer than this reader supports (1.x); "
                 + "replay it with a newer version of ReduxConsumer"
         }
-        lines[0] = lines[0].replacingOccurrences(of: "\"2.0\"", with: "\"1.7\"").replacingOccurrences(of: "}", with: ",\"future\":[1]}")
+        lines[0] = lines[0].replacingOccurrences(of: "\"2.0\"", with: "\"1.7\"").replacingOccurrences(
+            of: "}", with: ",\"future\":[1]}")
         #expect(replay(lines.joined(separator: "\n") + "\n").error == nil)
     }
 
@@ -357,7 +370,8 @@ struct ReplayTests {
             text,
             code: "skipped-action",
             line: 4,
-            message: "action 2 (ReduxConsumerDiffTests.UnregisteredAction) was skipped when recording (it had no codec), "
+            message:
+                "action 2 (ReduxConsumerDiffTests.UnregisteredAction) was skipped when recording (it had no codec), "
                 + "so the replay cannot reproduce it; replay with skippedActions: .verifyAndContinue to go on "
                 + "if it did not change the state",
             stateBefore: AppState(counter: 1)
@@ -415,12 +429,14 @@ struct ReplayTests {
         #expect {
             _ = try RecordingReader<AppState>(bytes: buffer.bytes, codecs: counterCodecs)
         } throws: { error in
-            (error as? ReplayError)?.message == "the recording's hashes come from StateHash \"counter-only\"; pass it to the reader"
+            (error as? ReplayError)?.message
+                == "the recording's hashes come from StateHash \"counter-only\"; pass it to the reader"
         }
         #expect {
             _ = try RecordingReader<AppState>(bytes: buffer.bytes, codecs: counterCodecs, hash: .structural)
         } throws: { error in
-            (error as? ReplayError)?.message == "the recording's hashes come from StateHash \"counter-only\", not \"structural64\""
+            (error as? ReplayError)?.message
+                == "the recording's hashes come from StateHash \"counter-only\", not \"structural64\""
         }
         let reader = try RecordingReader<AppState>(bytes: buffer.bytes, codecs: counterCodecs, hash: custom)
         #expect(try reader.replay(into: Store(initialState: reader.initialState, reducer: appReducer)) == 1)
@@ -445,7 +461,8 @@ struct ReplayTests {
         } throws: { error in
             (error as? ReplayError)?.code == "no-initial-state" && (error as? ReplayError)?.line == 2
         }
-        let reader = try RecordingReader<Plain>(bytes: buffer.bytes, codecs: counterCodecs, hash: hash, initialState: Plain())
+        let reader = try RecordingReader<Plain>(
+            bytes: buffer.bytes, codecs: counterCodecs, hash: hash, initialState: Plain())
         let replayed = Store(initialState: reader.initialState, reducer: reducer)
         #expect(try reader.replay(into: replayed) == 2)
         #expect(replayed.state.counter == 2)

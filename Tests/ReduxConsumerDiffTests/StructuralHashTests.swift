@@ -33,7 +33,9 @@ struct StructuralHashTests {
         #expect(try hash(forward) == hash(backward))
         #expect(try hash(Set(keys)) == hash(Set(keys.reversed())))
         let points = (0..<50).map { Point(x: $0, y: -$0) }
-        #expect(try hash(Dictionary(uniqueKeysWithValues: points.map { ($0, "\($0.x)") })) == hash(Dictionary(uniqueKeysWithValues: points.reversed().map { ($0, "\($0.x)") })))
+        #expect(
+            try hash(Dictionary(uniqueKeysWithValues: points.map { ($0, "\($0.x)") }))
+                == hash(Dictionary(uniqueKeysWithValues: points.reversed().map { ($0, "\($0.x)") })))
     }
 
     @Test func ignoresTheDeclarationOrderOfProperties() throws {

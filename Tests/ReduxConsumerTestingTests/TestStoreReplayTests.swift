@@ -38,7 +38,8 @@ struct TestStoreReplayTests {
     }
 
     @Test func aRecordingThatStillReproducesPasses() throws {
-        let reader = try recording([.increment, .rename("Kim"), .addWork("doc"), .set(5), .clearWorks], snapshotInterval: 2)
+        let reader = try recording(
+            [.increment, .rename("Kim"), .addWork("doc"), .set(5), .clearWorks], snapshotInterval: 2)
         let store = TestStore(initialState: reader.initialState, reducer: counterReducer)
         store.replay(reader)
         #expect(store.state == CounterState(counter: 5, name: "Kim"))

@@ -144,7 +144,9 @@ public struct ActionCodecs: Sendable {
 ///
 /// A general `as?` costs a call into the runtime's dynamic cast (about as much as encoding a small
 /// action); with the exact type known, the value is read out of the existential as that type.
-private func cast<RegisteredAction: Action>(_ action: any Action, to type: RegisteredAction.Type) throws -> RegisteredAction {
+private func cast<RegisteredAction: Action>(_ action: any Action, to type: RegisteredAction.Type) throws
+    -> RegisteredAction
+{
     guard Swift.type(of: action) == RegisteredAction.self else {
         guard let action = action as? RegisteredAction else {
             throw EncodingStream.error("\(Swift.type(of: action)) reached the codec of \(RegisteredAction.self)")

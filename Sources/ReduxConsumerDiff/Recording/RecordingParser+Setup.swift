@@ -2,7 +2,9 @@ import ReduxConsumer
 
 extension RecordingParser {
     /// Reads and checks the header on the first line.
-    static func readHeader(lines: LineReader, document: JSONDocument, source: String) throws(ReplayError) -> RecordingHeader {
+    static func readHeader(lines: LineReader, document: JSONDocument, source: String) throws(ReplayError)
+        -> RecordingHeader
+    {
         func notARecording(_ reason: String) -> ReplayError {
             ReplayError(.notARecording(reason: reason), line: 1, source: source)
         }
@@ -25,13 +27,16 @@ extension RecordingParser {
             document.nodes[marker].kind == .string,
             document.string(at: marker) == RecordingFormat.marker
         else {
-            throw notARecording("its first line is not a recording header (\"recording\":\"\(RecordingFormat.marker)\")")
+            throw notARecording(
+                "its first line is not a recording header (\"recording\":\"\(RecordingFormat.marker)\")")
         }
         if outcome == .unterminated {
             throw ReplayError(.truncated(reason: "the recording ends in its header line"), line: 1, source: source)
         }
         func text(_ name: String) -> String? {
-            guard let node = document.member(of: 0, named: name), document.nodes[node].kind == .string else { return nil }
+            guard let node = document.member(of: 0, named: name), document.nodes[node].kind == .string else {
+                return nil
+            }
             return document.string(at: node)
         }
         guard let format = text("format") else {
@@ -39,7 +44,8 @@ extension RecordingParser {
         }
         let parts = format.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let major = Int(parts[0]), Int(parts[1]) != nil else {
-            throw ReplayError(.corruptedLine(reason: "the format version \"\(format)\" is not major.minor"), line: 1, source: source)
+            throw ReplayError(
+                .corruptedLine(reason: "the format version \"\(format)\" is not major.minor"), line: 1, source: source)
         }
         let supportedMajor = Int(RecordingHeader.currentFormatVersion.split(separator: ".")[0]) ?? 1
         guard major <= supportedMajor else {

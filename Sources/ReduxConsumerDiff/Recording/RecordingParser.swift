@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -7,7 +9,6 @@
 #elseif canImport(Android)
     import Android
 #endif
-import ReduxConsumer
 
 /// The line-level work behind a ``RecordingReader``: reading lines, parsing them, checking that
 /// each is a valid next line of a recording, and decoding actions and snapshots.
@@ -103,17 +104,22 @@ final class RecordingParser {
             case .snapshot(let index, _):
                 // Snapshots are read with the action before them; one elsewhere is only checked.
                 guard index == lastIndex else {
-                    throw error(.corruptedLine(reason: "a snapshot after \(index) actions follows action \(lastIndex)"), line: lineNumber)
+                    throw error(
+                        .corruptedLine(reason: "a snapshot after \(index) actions follows action \(lastIndex)"),
+                        line: lineNumber)
                 }
             case .end(let count, let failure):
                 guard count == lastIndex else {
-                    throw error(.corruptedLine(reason: "the end line counts \(count) actions, but \(lastIndex) were read"), line: lineNumber)
+                    throw error(
+                        .corruptedLine(reason: "the end line counts \(count) actions, but \(lastIndex) were read"),
+                        line: lineNumber)
                 }
                 if let failure {
                     throw error(.recorderFailed(reason: failure), line: lineNumber)
                 }
                 if try readLine() {
-                    throw error(.corruptedLine(reason: "content after the end of the recording"), line: lines.lineNumber)
+                    throw error(
+                        .corruptedLine(reason: "content after the end of the recording"), line: lines.lineNumber)
                 }
                 hasEnded = true
                 return nil
@@ -186,7 +192,9 @@ final class RecordingParser {
         case .endOfInput:
             return false
         case .unterminated:
-            throw error(.truncated(reason: "the last line is cut short (it does not end with a newline)"), line: lines.lineNumber)
+            throw error(
+                .truncated(reason: "the last line is cut short (it does not end with a newline)"),
+                line: lines.lineNumber)
         case .line:
             return true
         }
@@ -226,7 +234,8 @@ final class RecordingParser {
         try parseLine()
         let line = lines.lineNumber
         guard document.nodes[0].kind == .object else {
-            throw error(.corruptedLine(reason: "expected a JSON object, found \(document.kindDescription(at: 0))"), line: line)
+            throw error(
+                .corruptedLine(reason: "expected a JSON object, found \(document.kindDescription(at: 0))"), line: line)
         }
         if let indexNode = document.member(of: 0, named: "index") {
             return try classifyAction(indexNode: indexNode, line: line)
@@ -240,7 +249,9 @@ final class RecordingParser {
         }
         if let endNode = document.member(of: 0, named: "end") {
             let count = try integer(endNode, named: "end", line: line)
-            let failure = try document.member(of: 0, named: "error").map { (node) throws(ReplayError) in try string(node, named: "error", line: line) }
+            let failure = try document.member(of: 0, named: "error").map { (node) throws(ReplayError) in
+                try string(node, named: "error", line: line)
+            }
             return .end(count: count, failure: failure)
         }
         if document.member(of: 0, named: "recording") != nil {
@@ -262,7 +273,8 @@ final class RecordingParser {
         if let hashNode = document.member(of: 0, named: "hash") {
             let text = try string(hashNode, named: "hash", line: line)
             guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else {
-                throw error(.corruptedLine(reason: "\"hash\" must be 16 hexadecimal digits, found \"\(text)\""), line: line)
+                throw error(
+                    .corruptedLine(reason: "\"hash\" must be 16 hexadecimal digits, found \"\(text)\""), line: line)
             }
             hash = value
         }
@@ -351,7 +363,9 @@ final class RecordingParser {
     private func string(_ node: Int, named name: String, line: Int) throws(ReplayError) -> String {
         let kind = document.nodes[node].kind
         guard kind == .string || kind == .escapedString else {
-            throw error(.corruptedLine(reason: "\"\(name)\" must be a string, found \(document.kindDescription(at: node))"), line: line)
+            throw error(
+                .corruptedLine(reason: "\"\(name)\" must be a string, found \(document.kindDescription(at: node))"),
+                line: line)
         }
         return document.string(at: node)
     }

@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -7,7 +9,6 @@
 #elseif canImport(Android)
     import Android
 #endif
-import ReduxConsumer
 
 /// Reads a recording line by line: its header and initial state at once, then one
 /// ``RecordedStep`` per ``next()``, with typed errors that name the line.

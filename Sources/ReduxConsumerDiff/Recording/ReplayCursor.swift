@@ -111,7 +111,8 @@ public final class ReplayCursor<State: Sendable> {
     private func rewind(toAtMost target: Int) throws(ReplayError) {
         guard let checkpoint = checkpoints.last(where: { $0.index <= target }), reader.isSeekable else {
             throw ReplayError(
-                .cannotRewind(reason: "\(reader.source) cannot be read again (a pipe or standard input); replay a file"),
+                .cannotRewind(
+                    reason: "\(reader.source) cannot be read again (a pipe or standard input); replay a file"),
                 line: reader.position?.lineNumber ?? 0,
                 source: reader.source
             )

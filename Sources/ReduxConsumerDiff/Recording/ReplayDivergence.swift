@@ -57,7 +57,9 @@ public struct ReplayDivergence: Sendable {
         guard let diff else {
             return text + " (no snapshot was recorded after this action to show what differs)"
         }
-        let lines = diff.changes.isEmpty ? ["(no difference found by reflection)"] : diff.rendered().split(separator: "\n").map(String.init)
+        let lines =
+            diff.changes.isEmpty
+            ? ["(no difference found by reflection)"] : diff.rendered().split(separator: "\n").map(String.init)
         return text + " (recorded → replayed):\n" + lines.map { "  " + $0 }.joined(separator: "\n")
     }
 }

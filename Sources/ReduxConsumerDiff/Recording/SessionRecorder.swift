@@ -128,7 +128,8 @@ public final class SessionRecorder<State: Sendable>: Sendable {
         let initialState = lease.wantsInitialState ? getState() : nil
         next(action)
         let state = hash != nil || isSnapshotDue(lease.index) ? getState() : nil
-        let failure = writeLines(for: action, at: lease.index, initialState: initialState, state: state, into: lease.scratch)
+        let failure = writeLines(
+            for: action, at: lease.index, initialState: initialState, state: state, into: lease.scratch)
         let threshold = flushThreshold
         output.withLock { $0.commit(lease, failure: failure, flushThreshold: threshold) }
     }

@@ -91,7 +91,9 @@ enum ActionLineScanner {
         }
     }
 
-    private static func match(_ expected: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at position: inout Int) -> Bool {
+    private static func match(_ expected: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at position: inout Int)
+        -> Bool
+    {
         let count = expected.utf8CodeUnitCount
         guard bytes.count - position >= count, let base = bytes.baseAddress,
             memcmp(base + position, expected.utf8Start, count) == 0

@@ -114,7 +114,9 @@ final class LineReader {
     private func firstNewline(from position: Int) -> Int? {
         guard position < end else { return nil }
         return buffer.withUnsafeBufferPointer { bytes -> Int? in
-            guard let base = bytes.baseAddress, let found = memchr(base + position, 0x0A, end - position) else { return nil }
+            guard let base = bytes.baseAddress, let found = memchr(base + position, 0x0A, end - position) else {
+                return nil
+            }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }

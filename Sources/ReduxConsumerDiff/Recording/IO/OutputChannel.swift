@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -7,7 +9,6 @@
 #elseif canImport(Android)
     import Android
 #endif
-import Foundation
 
 /// An opened ``RecordingDestination``: where a recorder's buffered bytes go when it flushes.
 struct OutputChannel {

@@ -34,7 +34,17 @@ struct DocumentDecoder: Decoder {
 extension JSONDocument {
     /// Decodes the value at `node` as `Value`.
     func decode<Value: Decodable>(_ type: Value.Type, at node: Int) throws -> Value {
-        try Value(from: DocumentDecoder(document: self, node: node))
+        // The stand-ins of hand-written codecs are often a string or an integer: read those
+        // directly rather than through `init(from:)` and a single-value container.
+        // `Value` is the type just compared with, so the bit casts reinterpret a value as its own
+        // type (an `as?` here would cost a dynamic cast, more than the decoding it saves).
+        if Value.self == String.self {
+            return unsafeBitCast(try decodeString(at: node), to: Value.self)
+        }
+        if Value.self == Int.self {
+            return unsafeBitCast(try decodeInteger(Int.self, at: node), to: Value.self)
+        }
+        return try Value(from: DocumentDecoder(document: self, node: node))
     }
 
     func decodeBool(at node: Int) throws -> Bool {
@@ -95,8 +105,9 @@ struct DocumentKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var allKeys: [Key] {
         let count = document.nodes[node].count
+        // No `reserveCapacity`: this code runs unspecialized, where it costs more than the one
+        // allocation of the first `append` (objects decoded here have a member or two).
         var keys: [Key] = []
-        keys.reserveCapacity(count)
         var child = node + 1
         for _ in 0..<count {
             if let key = Key(stringValue: document.string(at: child)) {
@@ -116,19 +127,45 @@ struct DocumentKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try document.decodeBool(at: value(for: key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try document.decodeString(at: value(for: key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try document.decodeDouble(at: value(for: key)) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try Float(document.decodeDouble(at: value(for: key))) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try document.decodeInteger(type, at: value(for: key)) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try document.decodeInteger(type, at: value(for: key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try document.decodeString(at: value(for: key))
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try document.decodeDouble(at: value(for: key))
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try Float(document.decodeDouble(at: value(for: key)))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try document.decodeInteger(type, at: value(for: key))
+    }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
         try document.decode(type, at: value(for: key))
@@ -184,7 +221,8 @@ struct DocumentKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard let value = document.member(of: node, named: key.stringValue) else {
             throw DecodingError.keyNotFound(
                 key,
-                DecodingError.Context(codingPath: codingPath, debugDescription: "no member named \"\(key.stringValue)\"")
+                DecodingError.Context(
+                    codingPath: codingPath, debugDescription: "no member named \"\(key.stringValue)\"")
             )
         }
         return value
@@ -234,7 +272,9 @@ struct DocumentUnkeyedContainer: UnkeyedDecodingContainer {
         try next { try $0.decode(type, at: $1) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try next { try DocumentDecoder(document: $0, node: $1).container(keyedBy: type) }
     }
 

@@ -45,7 +45,8 @@ final class EncodingStream {
 
     /// Encodes `value` in the slot announced at `level` (0 is the top-level value).
     func encodeValue<Value: Encodable>(_ value: Value, level: Int, fillsEmptyValue: Bool = true) throws {
-        if distinguishesUnorderedCollections, isUnordered(Value.self), let unordered = value as? any UnorderedEncodable {
+        if distinguishesUnorderedCollections, isUnordered(Value.self), let unordered = value as? any UnorderedEncodable
+        {
             try unordered.encodeUnordered(into: self, level: level)
         } else {
             try value.encode(to: StreamEncoder(stream: self, level: level))

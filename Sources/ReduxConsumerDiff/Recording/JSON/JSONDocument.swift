@@ -56,7 +56,8 @@ final class JSONDocument {
         if let offset = bytes[end...].firstIndex(where: { !JSONParser.isWhitespace($0) }) {
             let byte = bytes[offset]
             let description =
-                byte >= 0x21 && byte < 0x7F ? "character '\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+                byte >= 0x21 && byte < 0x7F
+                ? "character '\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
             throw JSONSyntaxError(offset: offset, message: "unexpected \(description) after the JSON value")
         }
     }
@@ -96,7 +97,9 @@ final class JSONDocument {
                         let key = nodes[child]
                         if key.kind == .string {
                             if key.end - key.start - 2 == expected.count,
-                                memcmp(bytes.baseAddress! + key.start + 1, expected.baseAddress ?? UnsafePointer(bytes.baseAddress!), expected.count) == 0
+                                memcmp(
+                                    bytes.baseAddress! + key.start + 1,
+                                    expected.baseAddress ?? UnsafePointer(bytes.baseAddress!), expected.count) == 0
                             {
                                 return child + 1
                             }
@@ -116,7 +119,9 @@ final class JSONDocument {
         let value = nodes[node]
         let range = (value.start + 1)..<(value.end - 1)
         if value.kind == .string {
-            return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+            return bytes.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self)
+            }
         }
         return String(decoding: unescaped(range), as: UTF8.self)
     }
@@ -135,7 +140,8 @@ final class JSONDocument {
                     let digit = Integer(input[offset] &- UInt8(ascii: "0"))
                     let (shifted, overflow) = result.multipliedReportingOverflow(by: 10)
                     let (next, overflow2) =
-                        isNegative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+                        isNegative
+                        ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
                     guard !overflow, !overflow2 else { return nil }
                     result = next
                     offset += 1
@@ -185,7 +191,8 @@ final class JSONDocument {
                 let value = node.kind == .object ? child + 1 : child
                 if target >= value, target < nodes[value].next {
                     path.append(
-                        node.kind == .object ? DocumentKey(stringValue: string(at: child)) : DocumentKey(intValue: index)
+                        node.kind == .object
+                            ? DocumentKey(stringValue: string(at: child)) : DocumentKey(intValue: index)
                     )
                     current = value
                     found = true

@@ -60,7 +60,8 @@ struct JSONParser {
             while true {
                 if isObject {
                     guard position < input.count, input[position] == UInt8(ascii: "\"") else {
-                        throw JSONSyntaxError(offset: position, message: "unexpected \(describeByte()); expected a member name in quotes")
+                        throw JSONSyntaxError(
+                            offset: position, message: "unexpected \(describeByte()); expected a member name in quotes")
                     }
                     try parseString()
                     skipWhitespace()
@@ -74,7 +75,9 @@ struct JSONParser {
                 count += 1
                 skipWhitespace()
                 guard position < input.count else {
-                    throw JSONSyntaxError(offset: position, message: "unexpected end of line; expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+                    throw JSONSyntaxError(
+                        offset: position,
+                        message: "unexpected end of line; expected ',' or '\(Character(Unicode.Scalar(closing)))'")
                 }
                 if input[position] == UInt8(ascii: ",") {
                     position += 1
@@ -123,7 +126,8 @@ struct JSONParser {
                 case UInt8(ascii: "u"):
                     for offset in 1...4 {
                         guard position + offset < input.count, hexDigit(input[position + offset]) != nil else {
-                            throw JSONSyntaxError(offset: position - 1, message: "invalid \\u escape; expected four hexadecimal digits")
+                            throw JSONSyntaxError(
+                                offset: position - 1, message: "invalid \\u escape; expected four hexadecimal digits")
                         }
                     }
                     position += 4
@@ -134,7 +138,10 @@ struct JSONParser {
             position += 1
         }
         position += 1
-        nodes.append(.init(kind: isEscaped ? .escapedString : .string, start: start, end: position, next: nodes.count + 1, count: 0))
+        nodes.append(
+            .init(
+                kind: isEscaped ? .escapedString : .string, start: start, end: position, next: nodes.count + 1, count: 0
+            ))
     }
 
     private mutating func parseLiteral(_ literal: StaticString, kind: JSONDocument.Kind) throws(JSONSyntaxError) {
@@ -171,7 +178,8 @@ struct JSONParser {
             isInteger = false
             position += 1
             guard position < input.count, isDigit(input[position]) else {
-                throw JSONSyntaxError(offset: position, message: "unexpected \(describeByte()); expected a digit after '.'")
+                throw JSONSyntaxError(
+                    offset: position, message: "unexpected \(describeByte()); expected a digit after '.'")
             }
             skipDigits()
         }
@@ -186,7 +194,8 @@ struct JSONParser {
             }
             skipDigits()
         }
-        nodes.append(.init(kind: isInteger ? .integer : .number, start: start, end: position, next: nodes.count + 1, count: 0))
+        nodes.append(
+            .init(kind: isInteger ? .integer : .number, start: start, end: position, next: nodes.count + 1, count: 0))
     }
 
     private mutating func skipDigits() {

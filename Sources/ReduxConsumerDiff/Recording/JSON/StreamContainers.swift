@@ -17,9 +17,15 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: Int32, forKey key: Key) throws { try write(key) { $0.integer(Int64(value)) } }
     mutating func encode(_ value: Int64, forKey key: Key) throws { try write(key) { $0.integer(value) } }
     mutating func encode(_ value: UInt, forKey key: Key) throws { try write(key) { $0.unsignedInteger(UInt64(value)) } }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try write(key) { $0.unsignedInteger(UInt64(value)) } }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try write(key) { $0.unsignedInteger(UInt64(value)) } }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try write(key) { $0.unsignedInteger(UInt64(value)) } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try write(key) { $0.unsignedInteger(UInt64(value)) }
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try write(key) { $0.unsignedInteger(UInt64(value)) }
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try write(key) { $0.unsignedInteger(UInt64(value)) }
+    }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try write(key) { $0.unsignedInteger(value) } }
 
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
