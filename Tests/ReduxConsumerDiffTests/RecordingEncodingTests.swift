@@ -98,6 +98,21 @@ struct RecordingEncodingTests {
         #expect((try reader.next()?.action as? Upload)?.fileName == "report.pdf")
     }
 
+    @Test func anIntegerStandInIsRecordedAsANumber() throws {
+        struct Jump: Action, Equatable {
+            let to: Int
+        }
+        var codecs = ActionCodecs()
+        codecs.register(Jump.self, as: "jump", encode: { $0.to }, decode: { Jump(to: $0) })
+        let buffer = RecordingBuffer()
+        let recorder = try SessionRecorder<AppState>(to: .memory(buffer), codecs: codecs)
+        makeStore(middleware: [recorder.middleware]).dispatch(Jump(to: -42))
+        try recorder.close()
+        #expect(buffer.text.contains(#"{"index":1,"type":"jump","action":-42}"#))
+        let reader = try RecordingReader<AppState>(bytes: buffer.bytes, codecs: codecs)
+        #expect(try reader.next()?.action as? Jump == Jump(to: -42))
+    }
+
     @Test func namesAreListedAndTypesFoundByTheirExactType() {
         struct Other: Action, Codable {}
         var codecs = counterCodecs

@@ -70,6 +70,7 @@ struct ReplayCursorTests {
         #expect(try cursor.move(to: 0) == nil)
         #expect(cursor.state == AppState())
         #expect(try cursor.move(to: 99)?.index == 10, "a jump past the end stops at the last action")
+        #expect(try cursor.move(to: 99)?.index == 10, "and does so again from there")
         #expect(try cursor.move(to: 9)?.index == 9)
         #expect(cursor.state == AppState(counter: 8, works: ["w3", "w6", "w9"]))
     }

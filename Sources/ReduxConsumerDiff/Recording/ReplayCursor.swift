@@ -104,6 +104,10 @@ public final class ReplayCursor<State: Sendable> {
         while index < target, let next = try forward() {
             step = next
         }
+        if step == nil, index > 0, target > index {
+            // Already at the end: replay the last step again to return it.
+            return try move(to: index)
+        }
         return step
     }
 

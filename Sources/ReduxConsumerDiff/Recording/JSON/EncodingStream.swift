@@ -168,6 +168,10 @@ final class EncodingStream {
             return false
         }
         close(downTo: depth + 1)
+        if isValuePending {
+            // The previous member's value never came (an unused `superEncoder()`).
+            writeEmptyObject()
+        }
         return true
     }
 

@@ -54,11 +54,8 @@ final class JSONDocument {
     func parse() throws(JSONSyntaxError) {
         let end = try parseValue(startingAt: 0)
         if let offset = bytes[end...].firstIndex(where: { !JSONParser.isWhitespace($0) }) {
-            let byte = bytes[offset]
-            let description =
-                byte >= 0x21 && byte < 0x7F
-                ? "character '\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
-            throw JSONSyntaxError(offset: offset, message: "unexpected \(description) after the JSON value")
+            throw JSONSyntaxError(
+                offset: offset, message: "unexpected \(JSONParser.describe(bytes[offset])) after the JSON value")
         }
     }
 

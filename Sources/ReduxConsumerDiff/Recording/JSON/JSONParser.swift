@@ -36,8 +36,11 @@ struct JSONParser {
 
     /// The byte at the current position, described for an error message.
     func describeByte() -> String {
-        guard position < input.count else { return "end of line" }
-        let byte = input[position]
+        position < input.count ? Self.describe(input[position]) : "end of line"
+    }
+
+    /// A byte described for an error message: `character '}'`, `space`, `byte 0x89`.
+    static func describe(_ byte: UInt8) -> String {
         if byte >= 0x21 && byte < 0x7F {
             return "character '\(Character(Unicode.Scalar(byte)))'"
         }

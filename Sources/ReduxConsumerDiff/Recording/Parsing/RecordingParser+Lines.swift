@@ -10,167 +10,17 @@ import ReduxConsumer
     import Android
 #endif
 
-/// The line-level work behind a ``RecordingReader``: reading lines, parsing them, checking that
-/// each is a valid next line of a recording, and decoding actions and snapshots.
-///
-/// It reads one line ahead after each action, to hand the action over together with the snapshot
-/// recorded right after it; an error met on that line is kept and thrown by the next call, so
-/// every action before a bad line is still delivered.
-final class RecordingParser {
-    let source: String
-    private(set) var lastIndex = 0
-    private let codecs: ActionCodecs
-    private let stopsAtSkippedActions: Bool
-    /// Decodes a recorded state, or `nil` when the state is not `Decodable` (snapshots are then
-    /// checked but not read).
-    private let decodeState: ((_ document: JSONDocument, _ node: Int) throws -> Any)?
-    private let lines: LineReader
-    private let document = JSONDocument()
-    /// A line read ahead (looking for a snapshot after an action) and not yet delivered: the
-    /// document holds line `number`, which starts at `offset`.
-    private var lookaheadLine: (number: Int, offset: Int)?
-    /// An error met reading ahead, thrown when the line is due.
-    private var lookaheadFailure: ReplayError?
-    private var hasEnded = false
-    /// The codec of the last action read: consecutive actions are often of one type.
-    private var lastCodec: ActionCodecs.Codec?
-
-    init(
-        lines: LineReader,
-        source: String,
-        codecs: ActionCodecs,
-        stopsAtSkippedActions: Bool,
-        decodeState: ((_ document: JSONDocument, _ node: Int) throws -> Any)?
-    ) {
-        self.lines = lines
-        self.source = source
-        self.codecs = codecs
-        self.stopsAtSkippedActions = stopsAtSkippedActions
-        self.decodeState = decodeState
-    }
-
-    /// Reads the header on the first line.
-    func readHeader() throws(ReplayError) -> RecordingHeader {
-        try Self.readHeader(lines: lines, document: document, source: source)
-    }
-
-    /// Reads the snapshot 0 after the header, if there is one (and `State` is `Decodable`);
-    /// otherwise keeps the line for ``next()``.
-    ///
-    /// - Throws: ``ReplayError`` when the second line is missing or invalid.
-    func readInitialState() throws(ReplayError) -> Any? {
-        let offset = lines.offset
-        guard try readLine() else {
-            throw error(.truncated(reason: "the recording ends after its header"), line: 2)
-        }
-        if case .snapshot(0, let node) = try classifyLine(), let state = try decodeSnapshot(at: node) {
-            return state
-        }
-        lookaheadLine = (lines.lineNumber, offset)
-        return nil
-    }
-
-    /// Reads the next action; see ``RecordingReader/next()``.
-    func next() throws(ReplayError) -> ParsedStep? {
-        guard !hasEnded else { return nil }
-        while true {
-            var hasLine = try takeLookahead()
-            if !hasLine {
-                hasLine = try readLine()
-            }
-            guard hasLine else {
-                throw error(
-                    .truncated(
-                        reason: "the recording ends after action \(lastIndex) without its end line "
-                            + "(the recorder was not closed; the process may have stopped)"
-                    ),
-                    line: lines.lineNumber + 1
-                )
-            }
-            let lineNumber = lines.lineNumber
-            switch try classifyLine() {
-            case .action(let index, let content, let hash):
-                lastIndex = index
-                if case .skipped(let actionType) = content, stopsAtSkippedActions {
-                    throw error(.skippedAction(index: index, actionType: actionType), line: lineNumber)
-                }
-                return ParsedStep(
-                    index: index,
-                    line: lineNumber,
-                    content: content,
-                    hash: hash,
-                    snapshot: snapshotFollowing(index)
-                )
-            case .snapshot(let index, _):
-                // Snapshots are read with the action before them; one elsewhere is only checked.
-                guard index == lastIndex else {
-                    throw error(
-                        .corruptedLine(reason: "a snapshot after \(index) actions follows action \(lastIndex)"),
-                        line: lineNumber)
-                }
-            case .end(let count, let failure):
-                guard count == lastIndex else {
-                    throw error(
-                        .corruptedLine(reason: "the end line counts \(count) actions, but \(lastIndex) were read"),
-                        line: lineNumber)
-                }
-                if let failure {
-                    throw error(.recorderFailed(reason: failure), line: lineNumber)
-                }
-                if try readLine() {
-                    throw error(
-                        .corruptedLine(reason: "content after the end of the recording"), line: lines.lineNumber)
-                }
-                hasEnded = true
-                return nil
-            }
-        }
-    }
-
-    // MARK: Positions
-
-    /// Where the parser stands: enough to come back to this point with ``seek(to:)``.
-    struct Position {
-        let offset: Int
-        let lineNumber: Int
-        let lastIndex: Int
-    }
-
-    var isSeekable: Bool { lines.isSeekable }
-
-    var position: Position? {
-        if lookaheadFailure != nil {
-            return nil
-        }
-        if let (number, offset) = lookaheadLine {
-            return Position(offset: offset, lineNumber: number - 1, lastIndex: lastIndex)
-        }
-        return Position(offset: lines.offset, lineNumber: lines.lineNumber, lastIndex: lastIndex)
-    }
-
-    func seek(to position: Position) throws(ReplayError) {
-        do {
-            try lines.seek(toOffset: position.offset, lineNumber: position.lineNumber)
-        } catch {
-            throw self.error(.cannotRewind(reason: error.message), line: position.lineNumber)
-        }
-        lookaheadLine = nil
-        lookaheadFailure = nil
-        lastIndex = position.lastIndex
-        hasEnded = false
-    }
-
-    // MARK: Lines
-
+/// Reading, parsing and checking lines: the part of the parser that knows the format.
+extension RecordingParser {
     /// What one line of a recording holds.
-    private enum Line {
+    enum Line {
         case action(index: Int, content: ParsedStep.Content, hash: UInt64?)
         case snapshot(index: Int, node: Int)
         case end(count: Int, failure: String?)
     }
 
     /// Makes the line read ahead current; `true` if there was one.
-    private func takeLookahead() throws(ReplayError) -> Bool {
+    func takeLookahead() throws(ReplayError) -> Bool {
         if let failure = lookaheadFailure {
             lookaheadFailure = nil
             throw failure
@@ -181,7 +31,7 @@ final class RecordingParser {
     }
 
     /// Reads the next line into the document, unparsed; `false` at the end of the input.
-    private func readLine() throws(ReplayError) -> Bool {
+    func readLine() throws(ReplayError) -> Bool {
         let outcome: LineReader.Outcome
         do {
             outcome = try lines.next(into: &document.bytes)
@@ -201,7 +51,7 @@ final class RecordingParser {
     }
 
     /// Parses the whole line into the document.
-    private func parseLine() throws(ReplayError) {
+    func parseLine() throws(ReplayError) {
         do {
             try document.parse()
         } catch {
@@ -211,7 +61,7 @@ final class RecordingParser {
 
     /// Reads the line after action `index`: returns its snapshot when it is one, otherwise keeps
     /// the line (or the error it caused) for the next call.
-    private func snapshotFollowing(_ index: Int) -> Any? {
+    func snapshotFollowing(_ index: Int) -> Any? {
         let offset = lines.offset
         do {
             guard try readLine() else { return nil }
@@ -227,7 +77,7 @@ final class RecordingParser {
         return nil
     }
 
-    private func classifyLine() throws(ReplayError) -> Line {
+    func classifyLine() throws(ReplayError) -> Line {
         if let action = try scanActionLine() {
             return action
         }
@@ -260,7 +110,7 @@ final class RecordingParser {
         throw error(.corruptedLine(reason: "expected an action, a snapshot or the end line"), line: line)
     }
 
-    private func classifyAction(indexNode: Int, line: Int) throws(ReplayError) -> Line {
+    func classifyAction(indexNode: Int, line: Int) throws(ReplayError) -> Line {
         let index = try integer(indexNode, named: "index", line: line)
         guard index == lastIndex + 1 else {
             let reason =
@@ -296,7 +146,7 @@ final class RecordingParser {
     }
 
     /// Decodes the action payload at `node` with `codec`.
-    private func decode(_ node: Int, with codec: ActionCodecs.Codec, line: Int) throws(ReplayError) -> any Action {
+    func decode(_ node: Int, with codec: ActionCodecs.Codec, line: Int) throws(ReplayError) -> any Action {
         document.pathRoot = node
         do {
             return try codec.decode(document, node)
@@ -308,7 +158,7 @@ final class RecordingParser {
     /// Reads an action line in the layout the recorder writes, without parsing its envelope as a
     /// whole: `{"index":N,"type":"NAME","action":PAYLOAD,"hash":"…"}`. Returns `nil` when the line
     /// is laid out in any other way, and the general path then parses it (and finds its errors).
-    private func scanActionLine() throws(ReplayError) -> Line? {
+    func scanActionLine() throws(ReplayError) -> Line? {
         guard let prefix = ActionLineScanner.scanPrefix(document.bytes) else { return nil }
         let payloadEnd: Int
         do {
@@ -325,7 +175,7 @@ final class RecordingParser {
 
     /// The codec registered under the name at `range` of the line; the last one found is checked
     /// first, without making a string.
-    private func codec(named range: Range<Int>, line: Int) throws(ReplayError) -> ActionCodecs.Codec {
+    func codec(named range: Range<Int>, line: Int) throws(ReplayError) -> ActionCodecs.Codec {
         if let lastCodec, lastCodec.nameBytes.count == range.count,
             lastCodec.nameBytes.withUnsafeBufferPointer({ name in
                 document.bytes.withUnsafeBufferPointer { line in
@@ -343,7 +193,7 @@ final class RecordingParser {
         return codec
     }
 
-    private func decodeSnapshot(at node: Int) throws(ReplayError) -> Any? {
+    func decodeSnapshot(at node: Int) throws(ReplayError) -> Any? {
         guard let decodeState else { return nil }
         document.pathRoot = node
         do {
@@ -353,14 +203,14 @@ final class RecordingParser {
         }
     }
 
-    private func integer(_ node: Int, named name: String, line: Int) throws(ReplayError) -> Int {
+    func integer(_ node: Int, named name: String, line: Int) throws(ReplayError) -> Int {
         guard let value = document.integer(at: node, as: Int.self), value >= 0 else {
             throw error(.corruptedLine(reason: "\"\(name)\" must be a non-negative integer"), line: line)
         }
         return value
     }
 
-    private func string(_ node: Int, named name: String, line: Int) throws(ReplayError) -> String {
+    func string(_ node: Int, named name: String, line: Int) throws(ReplayError) -> String {
         let kind = document.nodes[node].kind
         guard kind == .string || kind == .escapedString else {
             throw error(
@@ -370,22 +220,7 @@ final class RecordingParser {
         return document.string(at: node)
     }
 
-    private func error(_ kind: ReplayError.Kind, line: Int) -> ReplayError {
+    func error(_ kind: ReplayError.Kind, line: Int) -> ReplayError {
         ReplayError(kind, line: line, source: source)
     }
-}
-
-/// One action line as the parser read it, before the reader gives it its state type.
-struct ParsedStep {
-    enum Content {
-        case action(any Action)
-        case skipped(actionType: String)
-    }
-
-    let index: Int
-    let line: Int
-    let content: Content
-    let hash: UInt64?
-    /// The recorded state after the action, decoded, when a snapshot follows it.
-    let snapshot: Any?
 }
