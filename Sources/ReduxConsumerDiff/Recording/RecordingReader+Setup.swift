@@ -15,12 +15,23 @@ extension RecordingReader {
             }
             return given
         }
-        guard recorded == StateHash<State>.structuralName, State.self is any Encodable.Type else {
+        guard recorded == StateHash<State>.structuralName,
+            let encodable = State.self as? any (Encodable & Sendable).Type
+        else {
             throw ReplayError(.hashFunctionMismatch(recorded: recorded, given: nil), line: 1, source: source)
         }
-        return StateHash(name: recorded) { state, scratch in
-            guard let state = state as? any Encodable else { return 0 }
-            return try scratch.structuralHash(of: state)
+        return structuralHash(encoding: encodable)
+    }
+
+    /// ``StateHash/structural`` for a `State` known to be `Encodable` only at run time.
+    ///
+    /// Opening the type once here spares each hash an `as? any Encodable` (a dynamic cast and an
+    /// existential box per action).
+    private static func structuralHash<Encoded: Encodable & Sendable>(encoding type: Encoded.Type) -> StateHash<State> {
+        precondition(Encoded.self == State.self, "RecordingReader: \(Encoded.self) is not \(State.self)")
+        return StateHash(name: StateHash<State>.structuralName) { state, scratch in
+            // `Encoded` is `State` (checked above): the cast reinterprets a value as its own type.
+            try scratch.structuralHash(of: unsafeBitCast(state, to: Encoded.self))
         }
     }
 
