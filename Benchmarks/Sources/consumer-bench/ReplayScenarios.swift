@@ -184,13 +184,16 @@ private func replayScenario(
 
     // Memory: one more replay in ten slices, sampling resident memory after each.
     var peakGrowth = 0
+    var peak = 0
     if let before = residentBytes() {
         do {
             let reader = try RecordingReader<ReplayBenchState>(contentsOfFile: path, codecs: codecs, hash: hash)
             let store = Store(initialState: reader.initialState, reducer: replayBenchReducer)
             for slice in 1...10 {
                 try reader.replay(into: store, through: actions * slice / 10)
-                peakGrowth = max(peakGrowth, (residentBytes() ?? before) - before)
+                let resident = residentBytes() ?? before
+                peak = max(peak, resident)
+                peakGrowth = max(peakGrowth, resident - before)
             }
         } catch {
             failure = "replay failed: \(error)"
@@ -209,6 +212,7 @@ private func replayScenario(
             ("record_ns_per_action", recordNs),
             ("file_mb", Double(fileBytes) / 1e6),
             ("replay_rss_growth_mb", Double(peakGrowth) / 1e6),
+            ("replay_peak_rss_mb", Double(peak) / 1e6),
         ],
         target: "≥ 1,000,000 actions/s; memory bounded"
     )
