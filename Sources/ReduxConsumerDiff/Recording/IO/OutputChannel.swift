@@ -21,7 +21,7 @@ struct OutputChannel {
     private var target: Target
 
     init(createdAt path: String) throws(RecordingError) {
-        let descriptor = path.withCString { Foundation.open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let descriptor = path.withCString { systemOpen($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else {
             throw RecordingError(.cannotOpen(path: path, reason: systemErrorDescription(errno)))
         }
@@ -45,7 +45,7 @@ struct OutputChannel {
             let failure = bytes.withUnsafeBytes { raw -> Int32? in
                 var offset = 0
                 while offset < raw.count {
-                    let written = Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
                         return errno
@@ -65,10 +65,25 @@ struct OutputChannel {
     /// Closes a file the channel opened itself; leaves handles and descriptors it was given open.
     mutating func close() {
         if case .descriptor(let descriptor, true, _) = target {
-            _ = Foundation.close(descriptor)
+            _ = systemClose(descriptor)
         }
         target = .closed
     }
+}
+
+// The C library's functions, reached from file scope where the channel's own `write` and `close`
+// do not hide them.
+
+private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
+
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
 }
 
 /// The text of a system error number: `No space left on device (errno 28)`.
