@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// Feeds an ``EncodingSink`` from `Encodable` values as they encode themselves, without building
 /// a tree of the value first.
 ///
@@ -23,6 +25,10 @@ final class EncodingStream {
     @exclusivity(unchecked) private var misuse: String?
     /// Which types are sets or dictionaries: the cast that tells costs far more than a lookup.
     @exclusivity(unchecked) private var unorderedTypes: [ObjectIdentifier: Bool] = [:]
+    #if DEBUG
+        /// Checks the invariant behind the unchecked accesses: one value at a time.
+        private let encodingCheck = Lock(false)
+    #endif
 
     init(sink: any EncodingSink) {
         self.sink = sink
@@ -31,6 +37,14 @@ final class EncodingStream {
 
     /// Encodes `value` as one complete JSON value into the sink.
     func encode<Value: Encodable>(_ value: Value) throws {
+        #if DEBUG
+            let isAlreadyEncoding = encodingCheck.withLock { isEncoding in
+                defer { isEncoding = true }
+                return isEncoding
+            }
+            precondition(!isAlreadyEncoding, "an EncodingStream encodes one value at a time, on one thread")
+            defer { encodingCheck.withLock { $0 = false } }
+        #endif
         frames.removeAll(keepingCapacity: true)
         misuse = nil
         isValuePending = true

@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -25,6 +27,10 @@ final class JSONDocument {
     @exclusivity(unchecked) private(set) var nodes: [Node] = []
     /// The node decoders count coding paths from; set to the payload being decoded.
     var pathRoot = 0
+    #if DEBUG
+        /// Checks the invariant behind the unchecked accesses: one line parsed at a time.
+        private let parsingCheck = Lock(false)
+    #endif
 
     /// The deepest nesting accepted; deeper input is rejected rather than overflowing the stack.
     static let maximumDepth = 512
@@ -64,6 +70,14 @@ final class JSONDocument {
     ///
     /// - Throws: ``JSONSyntaxError`` with the offset of the first byte that is not valid JSON.
     func parseValue(startingAt offset: Int) throws(JSONSyntaxError) -> Int {
+        #if DEBUG
+            let isAlreadyParsing = parsingCheck.withLock { isParsing in
+                defer { isParsing = true }
+                return isParsing
+            }
+            precondition(!isAlreadyParsing, "a JSONDocument parses one line at a time, on one thread")
+            defer { parsingCheck.withLock { $0 = false } }
+        #endif
         var nodes = self.nodes
         self.nodes = []
         nodes.removeAll(keepingCapacity: true)
