@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReduxConsumerTestingTests",
-            dependencies: ["ReduxConsumer", "ReduxConsumerTesting", "ReduxConsumerTestSupport"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff", "ReduxConsumerTesting", "ReduxConsumerTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

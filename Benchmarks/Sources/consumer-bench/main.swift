@@ -54,6 +54,8 @@ run("M2", "memory per consumer, large state") {
     state.samples = Array(0..<sizes.s5Samples)
     return memoryPerConsumer(sizes, scenario: "M2", title: "memory, large state", state: state)
 }
+run("R1", "replay, Codable actions") { replayCodable(sizes) }
+run("R2", "replay, hand-written codec") { replayHandWritten(sizes) }
 
 if reports.isEmpty {
     printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")
