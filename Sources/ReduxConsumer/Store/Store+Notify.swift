@@ -10,7 +10,7 @@ extension Store {
     func notify(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
         let engine = host.engine.value
         let hasClosures = !core.closures.isEmpty
-        guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty else { return }
+        guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty || core.hasEffects else { return }
         let state = core.state
         let wasNotifying = core.isNotifying
         core.isNotifying = true
@@ -26,6 +26,11 @@ extension Store {
         engine.endPass()
         if !core.listeners.isEmpty {
             notifyListeners(core, action: action)
+        }
+        if core.hasEffects {
+            for effect in core.effects {
+                if let start = effect.start(action) { launch(start) }
+            }
         }
         core.isNotifying = wasNotifying
         if !wasNotifying, !core.retired.isEmpty {

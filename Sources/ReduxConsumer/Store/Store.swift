@@ -42,6 +42,8 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// Finishes the store's async sequences, cancels its effects and ends waits on it, when the
     /// store is released (or its page closed).
     let teardown = Teardown()
+    /// The effects running.
+    let effects = EffectRunner()
 
     /// The longest chain of actions dispatched from the processing of the previous one (from a
     /// reducer, a middleware or a callback) before the store stops it: 10,000.
@@ -53,20 +55,23 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     ///   - initialState: The state before any action.
     ///   - reducer: The reducer that changes the state for each action.
     ///   - middleware: Middleware, outermost first: the first one sees each action first.
-    ///   - diagnostics: Told about misuse the store survives instead of trapping, such as a
-    ///     runaway chain of dispatches (see ``chainLimit``). `nil` (the default) writes to standard
-    ///     error.
+    ///   - effects: Async work that actions start (see ``Effect``).
+    ///   - diagnostics: Told about what the store survives instead of trapping: a runaway chain of
+    ///     dispatches (see ``chainLimit``), an effect that threw with no handler. `nil` (the
+    ///     default) writes to standard error.
     @inlinable
     public convenience init(
         initialState: State,
         reducer: Reducer<State>,
         middleware: [Middleware<State>] = [],
+        effects: [Effect<State>] = [],
         diagnostics: (@Sendable (_ message: String) -> Void)? = nil
     ) {
         self.init(
             initialState: initialState,
             reducer: reducer,
             middleware: middleware,
+            effects: effects,
             diagnostics: diagnostics,
             copyState: { $0.pointee = $1.pointee }
         )
@@ -77,6 +82,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         initialState: State,
         reducer: Reducer<State>,
         middleware: [Middleware<State>],
+        effects: [Effect<State>],
         diagnostics: (@Sendable (_ message: String) -> Void)?,
         copyState: @escaping @Sendable (UnsafeMutablePointer<State>, UnsafeMutablePointer<State>) -> Void
     ) {
@@ -100,6 +106,13 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
         }
+        if !effects.isEmpty {
+            core.setUp { core in
+                core.effects = effects
+                core.hasEffects = true
+            }
+        }
+        teardown.add { [effects = self.effects] in effects.close() }
     }
 
     deinit {
@@ -125,6 +138,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             initialState: initialState,
             reducer: Reducer(reSwift: reSwiftReducer),
             middleware: middleware,
+            effects: [],
             diagnostics: nil,
             copyState: { $0.pointee = $1.pointee }
         )
