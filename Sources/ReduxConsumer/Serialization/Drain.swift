@@ -299,6 +299,7 @@ final class Drain: @unchecked Sendable {
     /// published, so that work sees the new state.
     func runDeferred() {
         guard !deferred.isEmpty else { return }
+        publishIfNeeded()
         let jobs = deferred
         deferred = []
         for (target, job, kind, generation) in jobs {

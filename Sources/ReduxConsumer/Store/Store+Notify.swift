@@ -11,6 +11,9 @@ extension Store {
         let engine = host.engine.value
         let hasClosures = !core.closures.isEmpty
         guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty || core.hasEffects else { return }
+        // Published before anyone hears of the action: a callback that tells another thread must
+        // let that thread read the new state. (With no one to notify, it waits for the job's end.)
+        drain.publishIfNeeded()
         let state = core.state
         let wasNotifying = core.isNotifying
         core.isNotifying = true

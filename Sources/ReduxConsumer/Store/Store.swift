@@ -147,8 +147,8 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// The current state: a snapshot, safe to read from any thread, that never waits for an
     /// action in progress.
     ///
-    /// From another thread, it is the state after the last action whose processing (reducer and
-    /// notifications) is complete; from inside this store's middleware and callbacks, it is the
+    /// From another thread, it is the state after the last action reduced whose subscribers are
+    /// being (or have been) notified; from inside this store's middleware and callbacks, it is the
     /// state being processed. Must not be read from inside this store's own reducer, which is given
     /// the state to change: that stops the program with a message saying so.
     public var state: State {
@@ -240,8 +240,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Reduces `action`, then notifies. The new state is published for other threads when the
-    /// job is done, in the lock round trip the drain makes then anyway.
+    /// Reduces `action`, then notifies. The new state is published for other threads before anyone
+    /// is notified, or, when there is no one to notify, when the job is done, in the lock round
+    /// trip the drain makes then anyway.
     private func reduceAndNotify(_ action: any Action) {
         let core = core.value
         let state = core.state
