@@ -240,11 +240,11 @@ extension StateConsumer {
         Enrollment(
             id: id,
             key: key,
-            makeGroup: { state, cell, gate, tag, cache in
+            makeGroup: { state, cell, routes, tag, cache in
                 let cell =
                     cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
                     ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
-                let typed = TypedGroup<State, Value>(cell: cell, gate: gate, tag: tag)
+                let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag)
                 typed.members.insert(callback, identifier: id)
                 return typed.memberGroup(key: key, evaluate: evaluate)
             },

@@ -12,7 +12,7 @@ struct Enrollment: @unchecked Sendable {
     /// one evaluates this selection already) or starts from the state's value.
     @usableFromInline let makeGroup:
         (
-            _ state: UnsafeMutableRawPointer, _ cell: AnyObject?, _ gate: DeliveryGate?, _ tag: UInt,
+            _ state: UnsafeMutableRawPointer, _ cell: AnyObject?, _ routes: DeliveryRoutes, _ tag: UInt,
             _ cache: DerivationCache
         ) -> MemberGroup
     /// Adds the member to an existing group of its consumer on the same selection.
@@ -25,7 +25,8 @@ struct Enrollment: @unchecked Sendable {
     init(
         id: UInt64,
         key: GroupKey?,
-        makeGroup: @escaping (UnsafeMutableRawPointer, AnyObject?, DeliveryGate?, UInt, DerivationCache) -> MemberGroup,
+        makeGroup:
+            @escaping (UnsafeMutableRawPointer, AnyObject?, DeliveryRoutes, UInt, DerivationCache) -> MemberGroup,
         join: @escaping (MemberGroup) -> Void,
         fireInstantly: ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)?
     ) {

@@ -72,7 +72,7 @@ final class SelectionEngine {
         } else {
             let node = enrollment.key.flatMap { nodeByKey[$0] }
             derivations.beginPass()
-            group = enrollment.makeGroup(state, node?.cell, registration.gate, registration.tag, derivations)
+            group = enrollment.makeGroup(state, node?.cell, registration.routes, registration.tag, derivations)
             group.order = registration.order
             if enrollment.key == nil {
                 group.soleMember = enrollment.id

@@ -22,15 +22,15 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var members = SlotList<ConsumerCallback<State, Value>>()
     /// Set when the group leaves its engine: a delivery loop in progress stops at once.
     @exclusivity(unchecked) @usableFromInline var isSilenced = false
-    /// Where callbacks are posted for a consumer that delivers on a queue; `nil` to call them now.
-    @usableFromInline let gate: DeliveryGate?
+    /// Where callbacks that are not called in place are posted: the consumer's queue, its actors.
+    @usableFromInline let routes: DeliveryRoutes
     /// The consumer's registration, as drains name it (see ``Registration/tag``).
     @usableFromInline let tag: UInt
 
     @inlinable
-    init(cell: ValueCell<Value>, gate: DeliveryGate?, tag: UInt) {
+    init(cell: ValueCell<Value>, routes: DeliveryRoutes, tag: UInt) {
         self.cell = cell
-        self.gate = gate
+        self.routes = routes
         self.tag = tag
     }
 
@@ -85,7 +85,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         drain: Drain
     ) {
         guard drain.willCall(tag: tag, member: member) else { return }
-        if let gate {
+        if callback.isIsolated {
+            routes.actors.post(member: member, PendingChange(callback, old: old, new: new, state: nil))
+        } else if let gate = routes.queue {
             gate.post(
                 member: member,
                 PendingChange(callback, old: old, new: new, state: callback.needsState ? state.pointee : nil))

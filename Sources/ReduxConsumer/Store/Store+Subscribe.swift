@@ -197,7 +197,7 @@ extension Store {
             }
             garbage.keep(consumer.leave(store.host))
         }
-        consumer.gate?.dropAll()
+        consumer.routes.dropAll()
         withExtendedLifetime(garbage) {}
     }
 }
