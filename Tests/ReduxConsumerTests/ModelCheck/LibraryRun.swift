@@ -212,18 +212,21 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
     private func called(_ id: Int, _ event: Event, frame: Ledger.Frame) {
         precondition(Thread.current == thread, "a callback ran on another thread")
         events.append(event)
-        guard let operation = reaction(of: id) else { return }
+        let operations = reaction(of: id)
+        guard !operations.isEmpty else { return }
         ledger.enter(frame)
-        perform(operation)
+        for operation in operations {
+            perform(operation)
+        }
         ledger.leave()
     }
 
-    /// Registration `id`'s reaction for this call, if it has one left.
-    private func reaction(of id: Int) -> Operation? {
-        guard var reaction = reactions[id], reaction.times > 0 else { return nil }
+    /// What registration `id`'s callback runs this time.
+    private func reaction(of id: Int) -> [Operation] {
+        guard var reaction = reactions[id], reaction.times > 0 else { return [] }
         reaction.times -= 1
         reactions[id] = reaction
-        return reaction.operation
+        return reaction.operations
     }
 }
 

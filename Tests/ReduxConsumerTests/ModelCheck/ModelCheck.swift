@@ -106,21 +106,10 @@ enum ModelCheck {
     private static func simplifications(of operation: Operation) -> [Operation] {
         switch operation {
         case .add(let consumer, let spec):
-            var results: [Operation] = []
-            if let reaction = spec.reaction {
-                var without = spec
-                without.reaction = nil
-                results.append(.add(consumer: consumer, without))
-                for simpler in simplifications(of: reaction.operation) {
-                    var nested = spec
-                    nested.reaction = Reaction(operation: simpler, times: reaction.times)
-                    results.append(.add(consumer: consumer, nested))
-                }
-                if reaction.times > 1 {
-                    var once = spec
-                    once.reaction?.times = 1
-                    results.append(.add(consumer: consumer, once))
-                }
+            var results: [Operation] = simplifications(of: spec.reaction).map { reaction in
+                var simpler = spec
+                simpler.reaction = reaction
+                return .add(consumer: consumer, simpler)
             }
             if spec.bag != nil {
                 var without = spec
@@ -138,21 +127,43 @@ enum ModelCheck {
                 results.append(.add(consumer: consumer, without))
             }
             return results
-        case .subscribeClosure(let reaction?, let bag):
-            let nested: [Operation] = simplifications(of: reaction.operation).map {
-                .subscribeClosure(Reaction(operation: $0, times: reaction.times), bag: bag)
-            }
-            return [.subscribeClosure(nil, bag: bag)] + nested
-        case .observeActions(let reaction?, let bag):
-            let nested: [Operation] = simplifications(of: reaction.operation).map {
-                .observeActions(Reaction(operation: $0, times: reaction.times), bag: bag)
-            }
-            return [.observeActions(nil, bag: bag)] + nested
+        case .subscribeClosure(let reaction, let bag):
+            return simplifications(of: reaction).map { .subscribeClosure($0, bag: bag) }
+                + (bag == nil ? [] : [.subscribeClosure(reaction, bag: nil)])
+        case .observeActions(let reaction, let bag):
+            return simplifications(of: reaction).map { .observeActions($0, bag: bag) }
+                + (bag == nil ? [] : [.observeActions(reaction, bag: nil)])
         case .subscribe(let consumer, _?):
             return [.subscribe(consumer: consumer, bag: nil)]
         default:
             return []
         }
+    }
+
+    /// Simpler reactions: none, fewer operations, simpler operations, fewer calls.
+    private static func simplifications(of reaction: Reaction?) -> [Reaction?] {
+        guard let reaction else { return [] }
+        var results: [Reaction?] = [nil]
+        if reaction.operations.count > 1 {
+            for index in reaction.operations.indices {
+                var fewer = reaction
+                fewer.operations.remove(at: index)
+                results.append(fewer)
+            }
+        }
+        for index in reaction.operations.indices {
+            for simpler in simplifications(of: reaction.operations[index]) {
+                var nested = reaction
+                nested.operations[index] = simpler
+                results.append(nested)
+            }
+        }
+        if reaction.times > 1 {
+            var once = reaction
+            once.times = 1
+            results.append(once)
+        }
+        return results
     }
 
     // MARK: Reporting

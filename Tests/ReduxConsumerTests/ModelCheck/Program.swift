@@ -45,10 +45,10 @@ enum CallbackShape: Sendable, Equatable {
     case owner(Int)
 }
 
-/// What a callback does besides recording its call: runs `operation` on its first `times` calls
-/// (a bound, so that a callback that dispatches cannot chain forever).
+/// What a callback does besides recording its call: runs `operations`, in order, on its first
+/// `times` calls (a bound, so that a callback that dispatches cannot chain forever).
 struct Reaction: Sendable {
-    var operation: Operation
+    var operations: [Operation]
     var times: Int
 }
 
@@ -72,7 +72,12 @@ extension Program {
 extension Operation {
     func normalized(consumerCount: Int) -> Operation {
         func reaction(_ reaction: Reaction?) -> Reaction? {
-            reaction.map { Reaction(operation: $0.operation.normalized(consumerCount: consumerCount), times: $0.times) }
+            reaction.map { reaction in
+                Reaction(
+                    operations: reaction.operations.map { $0.normalized(consumerCount: consumerCount) },
+                    times: reaction.times
+                )
+            }
         }
         switch self {
         case .add(let consumer, var spec):
@@ -130,7 +135,10 @@ extension Operation: CustomStringConvertible {
     }
 
     static func reactionSuffix(_ reaction: Reaction?) -> String {
-        reaction.map { " then \($0.operation) (first \($0.times) calls)" } ?? ""
+        reaction.map { reaction in
+            let operations = reaction.operations.map { "\($0)" }.joined(separator: "; ")
+            return " then { \(operations) } (first \(reaction.times) calls)"
+        } ?? ""
     }
 }
 

@@ -65,7 +65,8 @@ struct ProgramGenerator {
 
     private mutating func reaction(depth: Int) -> Reaction? {
         guard depth < 2, chance(35) else { return nil }
-        return Reaction(operation: operation(depth: depth + 1), times: 1 + below(3))
+        let operations = (0..<(chance(25) ? 2 : 1)).map { _ in operation(depth: depth + 1) }
+        return Reaction(operations: operations, times: 1 + below(3))
     }
 
     private mutating func bag() -> Int? {

@@ -13,6 +13,9 @@ final class RuleModel: ProgramRunner {
         let owner: Int?
         /// The value it was last called with or started from; `nil` until it has a starting value.
         var last: Picked?
+        /// For a member added while its consumer was subscribed: the store's action count then.
+        /// The store's pass for that action, if still to come, is not for it.
+        var startAction: Int?
         var reactionsLeft: Int
 
         init(id: Int, consumer: Int, spec: MemberSpec, owner: Int?) {
@@ -23,15 +26,16 @@ final class RuleModel: ProgramRunner {
             reactionsLeft = spec.reaction?.times ?? 0
         }
 
-        /// The operation its callback runs this time, if any is left.
-        func takeReaction() -> Operation? {
-            guard let reaction = spec.reaction, reactionsLeft > 0 else { return nil }
+        /// The operations its callback runs this time.
+        func takeReaction() -> [Operation] {
+            guard let reaction = spec.reaction, reactionsLeft > 0 else { return [] }
             reactionsLeft -= 1
-            return reaction.operation
+            return reaction.operations
         }
     }
 
-    private struct Subscription {
+    /// A consumer's subscription: which one it is, and how many of its handles are live.
+    private struct Link {
         var epoch: Int
         var handles: Int
     }
@@ -40,7 +44,7 @@ final class RuleModel: ProgramRunner {
         /// Live members, in the order they were added.
         var members: [Member] = []
         /// The store's subscription, while one feeds the consumer.
-        var subscription: Subscription?
+        var subscription: Link?
     }
 
     /// A closure subscriber or an action listener.
@@ -56,17 +60,34 @@ final class RuleModel: ProgramRunner {
             reactionsLeft = reaction?.times ?? 0
         }
 
-        /// The operation its callback runs this time, if any is left.
-        func takeReaction() -> Operation? {
-            guard let reaction, reactionsLeft > 0 else { return nil }
+        /// The operations its callback runs this time.
+        func takeReaction() -> [Operation] {
+            guard let reaction, reactionsLeft > 0 else { return [] }
             reactionsLeft -= 1
-            return reaction.operation
+            return reaction.operations
         }
     }
 
     private enum Subscriber {
         case closure(Listener)
         case consumer(Int, epoch: Int)
+    }
+
+    /// What feeds a consumer a state.
+    private enum FeedSource {
+        /// The store's pass for an action, through the subscription `epoch`.
+        case action(epoch: Int)
+        /// A new subscription's first state.
+        case subscription(epoch: Int)
+        /// `consume(newState:)`.
+        case hand
+
+        var epoch: Int? {
+            switch self {
+            case .action(let epoch), .subscription(let epoch): epoch
+            case .hand: nil
+            }
+        }
     }
 
     private enum Handle {
@@ -88,6 +109,8 @@ final class RuleModel: ProgramRunner {
     /// By handle number.
     private var handles: [Handle] = []
     private var nextEpoch = 0
+    /// How many actions the store has reduced.
+    private var actionCount = 0
     private var events: [Event] = []
 
     init(program: Program) {
@@ -149,7 +172,7 @@ final class RuleModel: ProgramRunner {
             // "Passes a new state by hand: every member whose selected value changed is called."
             let consumer = ledger.consumer(number)
             if ledger.mayFeed(consumer) {
-                feed(consumer, fed, epoch: nil)
+                feed(consumer, fed, from: .hand)
             }
         case .subscribeClosure(let reaction, let bag):
             // "Not called for the state current at subscription time; a closure subscribed from
@@ -198,8 +221,10 @@ final class RuleModel: ProgramRunner {
     private func process(_ action: CheckAction) {
         let old = state
         action.apply(to: &state)
+        actionCount += 1
         let new = state
         // Both lists as they are now: registrations made during the action are not in them.
+        let subscribers = subscribers
         let listeners = listeners
         for subscriber in subscribers {
             switch subscriber {
@@ -209,7 +234,7 @@ final class RuleModel: ProgramRunner {
                 react(listener.takeReaction(), frame: Ledger.Frame())
             case .consumer(let consumer, let epoch):
                 guard consumers[consumer].subscription?.epoch == epoch else { continue }
-                feed(consumer, new, epoch: epoch)
+                feed(consumer, new, from: .action(epoch: epoch))
             }
         }
         for listener in listeners where listener.isActive {
@@ -218,9 +243,9 @@ final class RuleModel: ProgramRunner {
         }
     }
 
-    /// One pass of a consumer over `fed`, by the store (`epoch`: the subscription feeding it) or by
-    /// hand (`nil`).
-    private func feed(_ index: Int, _ fed: CheckState, epoch: Int?) {
+    /// One pass of a consumer over `fed`.
+    private func feed(_ index: Int, _ fed: CheckState, from source: FeedSource) {
+        let epoch = source.epoch
         let consumer = consumers[index]
         for member in consumer.members {
             // "Once cancel() returns, the subscriber is never called again": a consumer
@@ -231,6 +256,11 @@ final class RuleModel: ProgramRunner {
             // "One removed inside a callback is not called again, not even later in the same
             // pass"; one added inside a callback is not in `members` as this loop captured it.
             guard isLive(member), consumer.members.contains(where: { $0 === member }) else { continue }
+            // "One added inside a callback starts with the next state", also when it was added to
+            // a consumer whose pass for this action is still to come.
+            if case .action = source, member.startAction == actionCount {
+                continue
+            }
             let value = member.spec.selector.pick(fed)
             guard let last = member.last else {
                 // "Otherwise from the first state the consumer receives"; `.instantly` "also fires
@@ -242,7 +272,9 @@ final class RuleModel: ProgramRunner {
                 continue
             }
             // "`.pulse` fires for every new state ... with `.pulse`, `isEqual` is not consulted";
-            // else `isEqual`, which "replaces ==", against the last *delivered* value.
+            // else `isEqual`, which "replaces ==", against the last *delivered* value. Every state
+            // a consumer is fed counts as new for `.pulse`, a subscription's first one included
+            // (the docs do not single it out), except the one a member starts from.
             let isSame = member.spec.equivalence?.holds(last, value) ?? (last == value)
             if member.spec.options.contains(.pulse) || !isSame {
                 member.last = value
@@ -265,6 +297,7 @@ final class RuleModel: ProgramRunner {
         if consumers[consumer].subscription != nil {
             let value = spec.selector.pick(state)
             member.last = value
+            member.startAction = actionCount
             if spec.options.contains(.instantly) {
                 storeJob { call(member, old: value, new: value, state: state) }
             }
@@ -289,9 +322,9 @@ final class RuleModel: ProgramRunner {
         }
         nextEpoch += 1
         let epoch = nextEpoch
-        consumer.subscription = Subscription(epoch: epoch, handles: 1)
+        consumer.subscription = Link(epoch: epoch, handles: 1)
         subscribers.append(.consumer(index, epoch: epoch))
-        storeJob { feed(index, state, epoch: epoch) }
+        storeJob { feed(index, state, from: .subscription(epoch: epoch)) }
         handles.append(.consumer(index, epoch: epoch))
     }
 
@@ -353,10 +386,11 @@ final class RuleModel: ProgramRunner {
         react(member.takeReaction(), frame: Ledger.Frame(consumer: member.consumer, owner: member.owner))
     }
 
-    private func react(_ operation: Operation?, frame: Ledger.Frame) {
-        guard let operation else { return }
+    private func react(_ operations: [Operation], frame: Ledger.Frame) {
         ledger.enter(frame)
-        perform(operation)
+        for operation in operations {
+            perform(operation)
+        }
         ledger.leave()
     }
 }
