@@ -4,10 +4,9 @@
 /// operation is allowed at that moment; it holds no rule of the library beyond "a bag cancels what
 /// it holds".
 struct Ledger {
-    /// One `add`: its consumer, and its owner for an `owner:` member.
+    /// One `add`: the consumer it added a member to.
     struct Token {
         var consumer: Int
-        var member: Int
     }
 
     /// One `subscribe` or `observeActions` handle: whom it subscribed (`nil` for a closure or a
@@ -124,8 +123,8 @@ struct Ledger {
         owners[owner] = false
     }
 
-    mutating func recordToken(consumer: Int, member: Int, bag: Int?) {
-        tokens.append(Token(consumer: consumer, member: member))
+    mutating func recordToken(consumer: Int, bag: Int?) {
+        tokens.append(Token(consumer: consumer))
         if let bag {
             bags[self.bag(bag)].append(.token(tokens.count - 1))
         }

@@ -5,7 +5,7 @@ import ReduxConsumerTestSupport
 /// Runs a program against the library: a real `Store`, real `StateConsumer`s, tokens, bags and
 /// owners, recording every callback.
 // @unchecked Sendable: only the test's thread touches it; programs are single-threaded and every
-// callback runs synchronously on the dispatching thread (checked in `enterCallback`).
+// callback runs synchronously on the dispatching thread (checked in `called`).
 final class LibraryRun: ProgramRunner, @unchecked Sendable {
     /// Everything the program made; dropped at the end to check that it all goes.
     private final class Graph {
@@ -24,6 +24,12 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
     }
 
     private var graph: Graph?
+
+    /// The graph of a program still running (`finish()` drops it).
+    private var live: Graph {
+        guard let graph else { preconditionFailure("the program already finished") }
+        return graph
+    }
     private var ledger: Ledger
     private var events: [Event] = []
     /// Each registration's reaction, with the number of calls it still runs on.
@@ -49,7 +55,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
         for message in diagnostics.values.dropFirst(diagnosticsBefore) {
             events.append(.anomaly("diagnostic: \(message)"))
         }
-        let graph = graph!
+        let graph = live
         return StepOutcome(
             events: events,
             memberCounts: graph.consumers.map(\.count),
@@ -83,7 +89,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
     // MARK: Operations
 
     private func perform(_ operation: Operation) {
-        let graph = graph!
+        let graph = live
         switch operation {
         case .dispatch(let action):
             graph.store.dispatch(action)
@@ -180,7 +186,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
         }
         owner = nil
         graph.tokens.append(token)
-        ledger.recordToken(consumer: consumer, member: id, bag: spec.bag)
+        ledger.recordToken(consumer: consumer, bag: spec.bag)
         if let bag = spec.bag {
             token.store(in: graph.bags[ledger.bag(bag)])
         }

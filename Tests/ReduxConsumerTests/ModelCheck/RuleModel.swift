@@ -303,7 +303,7 @@ final class RuleModel: ProgramRunner {
             }
         }
         members.append(member)
-        ledger.recordToken(consumer: consumer, member: member.id, bag: spec.bag)
+        ledger.recordToken(consumer: consumer, bag: spec.bag)
     }
 
     private func remove(_ member: Member) {
