@@ -74,6 +74,11 @@ final class RuleModel: ProgramRunner {
     }
 
     /// What feeds a consumer a state.
+    /// Whether a `.pulse` member that already has a value fires at a subscription's first state.
+    /// The docs do not single that state out ("fires for every new state"), so the model treats it
+    /// like any state a consumer is fed; flip this if the docs decide otherwise.
+    static let pulseFiresOnSubscription = true
+
     private enum FeedSource {
         /// The store's pass for an action, through the subscription `epoch`.
         case action(epoch: Int)
@@ -81,6 +86,11 @@ final class RuleModel: ProgramRunner {
         case subscription(epoch: Int)
         /// `consume(newState:)`.
         case hand
+
+        var isSubscription: Bool {
+            if case .subscription = self { return true }
+            return false
+        }
 
         var epoch: Int? {
             switch self {
@@ -272,11 +282,11 @@ final class RuleModel: ProgramRunner {
                 continue
             }
             // "`.pulse` fires for every new state ... with `.pulse`, `isEqual` is not consulted";
-            // else `isEqual`, which "replaces ==", against the last *delivered* value. Every state
-            // a consumer is fed counts as new for `.pulse`, a subscription's first one included
-            // (the docs do not single it out), except the one a member starts from.
+            // else `isEqual`, which "replaces ==", against the last *delivered* value.
             let isSame = member.spec.equivalence?.holds(last, value) ?? (last == value)
-            if member.spec.options.contains(.pulse) || !isSame {
+            let pulses =
+                member.spec.options.contains(.pulse) && (Self.pulseFiresOnSubscription || !source.isSubscription)
+            if pulses || !isSame {
                 member.last = value
                 call(member, old: last, new: value, state: fed)
             }
