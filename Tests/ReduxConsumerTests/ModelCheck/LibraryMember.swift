@@ -1,7 +1,7 @@
 import ReduxConsumer
 
 /// An `owner:` member's owner; the program holds the only strong reference.
-final class Owner: Sendable {
+final class MemberOwner: Sendable {
     let index: Int
 
     init(index: Int) {
@@ -11,7 +11,7 @@ final class Owner: Sendable {
 
 /// How the run against the library hears a member's call: `old` (`nil` for the `{ new in }`
 /// form), `new`, the state of the `{ old, new, state in }` form and the owner of the `owner:` form.
-typealias MemberReport = @Sendable (_ old: Picked?, _ new: Picked, _ state: CheckState?, _ owner: Owner?) -> Void
+typealias MemberReport = @Sendable (_ old: Picked?, _ new: Picked, _ state: CheckState?, _ owner: MemberOwner?) -> Void
 
 /// Where a member's value comes from, typed.
 private enum Source<Value: Pickable> {
@@ -21,7 +21,7 @@ private enum Source<Value: Pickable> {
 
 extension StateConsumer<CheckState> {
     /// Adds the member `spec` describes with the matching public `add` overload.
-    func add(_ spec: MemberSpec, owner: Owner?, report: @escaping MemberReport) -> ConsumerToken {
+    func add(_ spec: MemberSpec, owner: MemberOwner?, report: @escaping MemberReport) -> ConsumerToken {
         switch spec.selector {
         case .a: add(Source<Int>.keyPath(\.a), spec, owner, report)
         case .b: add(Source<Int>.keyPath(\.b), spec, owner, report)
@@ -38,7 +38,7 @@ extension StateConsumer<CheckState> {
     private func add<Value: Pickable>(
         _ source: Source<Value>,
         _ spec: MemberSpec,
-        _ owner: Owner?,
+        _ owner: MemberOwner?,
         _ report: @escaping MemberReport
     ) -> ConsumerToken {
         let options = spec.options
@@ -72,7 +72,7 @@ extension StateConsumer<CheckState> {
             }
         case .owner:
             guard let owner else { preconditionFailure("an owner: member needs its owner") }
-            let callback: @Sendable (Owner, Value, Value) -> Void = { owner, old, new in
+            let callback: @Sendable (MemberOwner, Value, Value) -> Void = { owner, old, new in
                 report(old.picked, new.picked, nil, owner)
             }
             switch source {

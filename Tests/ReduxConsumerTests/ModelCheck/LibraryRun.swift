@@ -14,7 +14,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
         var tokens: [ConsumerToken] = []
         var handles: [Subscription] = []
         var bags: [ConsumerBag]
-        var owners: [Owner?] = []
+        var owners: [MemberOwner?] = []
 
         init(store: Store<CheckState>, consumerCount: Int) {
             self.store = store
@@ -31,7 +31,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
         return graph
     }
     private var ledger: Ledger
-    private var events: [Event] = []
+    private var events: [CallEvent] = []
     /// Each registration's reaction, with the number of calls it still runs on.
     private var reactions: [Int: Reaction] = [:]
     private let diagnostics = Recorder<String>()
@@ -48,7 +48,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
         graph = Graph(store: store, consumerCount: program.consumerCount)
     }
 
-    func run(_ step: Operation) -> StepOutcome {
+    func run(_ step: Instruction) -> StepOutcome {
         events = []
         let diagnosticsBefore = diagnostics.values.count
         perform(step)
@@ -67,10 +67,10 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
 
     /// Drops the whole graph (store, consumers, tokens, subscriptions, bags, owners) without
     /// cancelling anything, and reports whatever outlives it: nothing should.
-    func finish() -> [Event] {
+    func finish() -> [CallEvent] {
         let (store, consumers) = probes()
         graph = nil
-        var anomalies: [Event] = []
+        var anomalies: [CallEvent] = []
         if store.object != nil {
             anomalies.append(.anomaly("the store outlived the program"))
         }
@@ -88,7 +88,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
 
     // MARK: Operations
 
-    private func perform(_ operation: Operation) {
+    private func perform(_ operation: Instruction) {
         let graph = live
         switch operation {
         case .dispatch(let action):
@@ -147,7 +147,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
         case .observeActions(let reaction, let bag):
             let id = newRegistration(reaction)
             let subscription = graph.store.observeActions { [weak self] action in
-                let event: Event =
+                let event: CallEvent =
                     if let action = action as? CheckAction {
                         .listener(id, action)
                     } else {
@@ -160,21 +160,21 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
     }
 
     private func add(_ spec: MemberSpec, to consumer: Int, in graph: Graph) {
-        var owner: Owner?
+        var owner: MemberOwner?
         var ownerIndex: Int?
         if case .owner(let number) = spec.shape {
             if let existing = ledger.owner(for: number) {
                 ownerIndex = existing
             } else {
                 let index = ledger.newOwner()
-                graph.owners.append(Owner(index: index))
+                graph.owners.append(MemberOwner(index: index))
                 ownerIndex = index
             }
             owner = ownerIndex.flatMap { graph.owners[$0] }
         }
         let id = newRegistration(spec.reaction)
         let token = graph.consumers[consumer].add(spec, owner: owner) { [weak self] old, new, state, owner in
-            let event = Event.member(
+            let event = CallEvent.member(
                 member: id,
                 consumer: consumer,
                 owner: owner?.index,
@@ -215,7 +215,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
     }
 
     /// A callback: records it, then runs its reaction if it has one left.
-    private func called(_ id: Int, _ event: Event, frame: Ledger.Frame) {
+    private func called(_ id: Int, _ event: CallEvent, frame: Ledger.Frame) {
         precondition(Thread.current == thread, "a callback ran on another thread")
         events.append(event)
         let operations = reaction(of: id)
@@ -228,7 +228,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
     }
 
     /// What registration `id`'s callback runs this time.
-    private func reaction(of id: Int) -> [Operation] {
+    private func reaction(of id: Int) -> [Instruction] {
         guard var reaction = reactions[id], reaction.times > 0 else { return [] }
         reaction.times -= 1
         reactions[id] = reaction

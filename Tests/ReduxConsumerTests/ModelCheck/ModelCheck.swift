@@ -103,10 +103,10 @@ enum ModelCheck {
         return candidates
     }
 
-    private static func simplifications(of operation: Operation) -> [Operation] {
+    private static func simplifications(of operation: Instruction) -> [Instruction] {
         switch operation {
         case .add(let consumer, let spec):
-            var results: [Operation] = simplifications(of: spec.reaction).map { reaction in
+            var results: [Instruction] = simplifications(of: spec.reaction).map { reaction in
                 var simpler = spec
                 simpler.reaction = reaction
                 return .add(consumer: consumer, simpler)

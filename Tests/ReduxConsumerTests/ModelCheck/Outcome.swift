@@ -1,5 +1,5 @@
 /// One callback as the program saw it.
-enum Event: Equatable, Sendable, CustomStringConvertible {
+enum CallEvent: Equatable, Sendable, CustomStringConvertible {
     /// A member of consumer `consumer`, registration `member`; `old` is `nil` for the `{ new in }`
     /// form, `state` is the state of the `{ old, new, state in }` form.
     case member(member: Int, consumer: Int, owner: Int?, old: Picked?, new: Picked, state: CheckState?)
@@ -27,7 +27,7 @@ enum Event: Equatable, Sendable, CustomStringConvertible {
 
 /// What one top-level step did: its callbacks in order, and the counts and state after it.
 struct StepOutcome: Equatable, Sendable {
-    var events: [Event]
+    var events: [CallEvent]
     var memberCounts: [Int]
     var subscriberCount: Int
     var bagCounts: [Int]
@@ -47,7 +47,7 @@ extension StepOutcome: CustomStringConvertible {
 protocol ProgramRunner: AnyObject {
     init(program: Program)
     /// Runs one top-level step and says what it did.
-    func run(_ step: Operation) -> StepOutcome
+    func run(_ step: Instruction) -> StepOutcome
     /// Lets go of everything the program made; returns the anomalies seen then (leaks).
-    func finish() -> [Event]
+    func finish() -> [CallEvent]
 }

@@ -5,7 +5,7 @@ import ReduxConsumer
 /// Operations name consumers, tokens, subscriptions, bags and owners by number; the number is
 /// taken modulo what exists when the operation runs (see ``Ledger``), so every operation is valid
 /// in any program, and removing steps (shrinking) keeps a program runnable.
-indirect enum Operation: Sendable {
+indirect enum Instruction: Sendable {
     case dispatch(CheckAction)
     case add(consumer: Int, MemberSpec)
     /// `token.cancel()`.
@@ -27,7 +27,7 @@ indirect enum Operation: Sendable {
 
 /// How a member is added: `consumer.add(selector, [isEqual:], [owner:], options:) { … }`.
 struct MemberSpec: Sendable {
-    var selector: Selector
+    var selector: FieldSelector
     var shape: CallbackShape
     var options: ConsumeOptions
     /// Only with ``CallbackShape/oldNew``, the one shape `isEqual` comes with.
@@ -48,7 +48,7 @@ enum CallbackShape: Sendable, Equatable {
 /// What a callback does besides recording its call: runs `operations`, in order, on its first
 /// `times` calls (a bound, so that a callback that dispatches cannot chain forever).
 struct Reaction: Sendable {
-    var operations: [Operation]
+    var operations: [Instruction]
     var times: Int
 }
 
@@ -57,7 +57,7 @@ struct Program: Sendable {
     var seed: UInt64
     var consumerCount: Int
     var initialState: CheckState
-    var steps: [Operation]
+    var steps: [Instruction]
 }
 
 extension Program {
@@ -69,8 +69,8 @@ extension Program {
     }
 }
 
-extension Operation {
-    func normalized(consumerCount: Int) -> Operation {
+extension Instruction {
+    func normalized(consumerCount: Int) -> Instruction {
         func reaction(_ reaction: Reaction?) -> Reaction? {
             reaction.map { reaction in
                 Reaction(
@@ -109,7 +109,7 @@ extension Program: CustomStringConvertible {
     }
 }
 
-extension Operation: CustomStringConvertible {
+extension Instruction: CustomStringConvertible {
     var description: String {
         switch self {
         case .dispatch(let action): "dispatch(\(action))"
@@ -164,7 +164,7 @@ extension MemberSpec: CustomStringConvertible {
             case .oldNewState: "{ old, new, state in }"
             case .owner: "{ owner, old, new in }"
             }
-        return "(\(arguments.joined(separator: ", "))) \(closure)" + Operation.bagSuffix(bag)
-            + Operation.reactionSuffix(reaction)
+        return "(\(arguments.joined(separator: ", "))) \(closure)" + Instruction.bagSuffix(bag)
+            + Instruction.reactionSuffix(reaction)
     }
 }

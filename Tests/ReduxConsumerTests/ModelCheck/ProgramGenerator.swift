@@ -15,7 +15,7 @@ struct ProgramGenerator {
     }
 
     /// An operation; callbacks' reactions are generated at `depth` 1 and 2, and no deeper.
-    private mutating func operation(depth: Int) -> Operation {
+    private mutating func operation(depth: Int) -> Instruction {
         switch below(100) {
         case 0..<28: .dispatch(action())
         case 28..<52: .add(consumer: below(4), memberSpec(depth: depth))
@@ -34,7 +34,7 @@ struct ProgramGenerator {
     }
 
     private mutating func memberSpec(depth: Int) -> MemberSpec {
-        let selector = Selector.allCases[below(Selector.allCases.count)]
+        let selector = FieldSelector.allCases[below(FieldSelector.allCases.count)]
         let shape: CallbackShape =
             switch below(10) {
             case 0..<2: .new

@@ -27,7 +27,7 @@ final class RuleModel: ProgramRunner {
         }
 
         /// The operations its callback runs this time.
-        func takeReaction() -> [Operation] {
+        func takeReaction() -> [Instruction] {
             guard let reaction = spec.reaction, reactionsLeft > 0 else { return [] }
             reactionsLeft -= 1
             return reaction.operations
@@ -61,7 +61,7 @@ final class RuleModel: ProgramRunner {
         }
 
         /// The operations its callback runs this time.
-        func takeReaction() -> [Operation] {
+        func takeReaction() -> [Instruction] {
             guard let reaction, reactionsLeft > 0 else { return [] }
             reactionsLeft -= 1
             return reaction.operations
@@ -121,7 +121,7 @@ final class RuleModel: ProgramRunner {
     private var nextEpoch = 0
     /// How many actions the store has reduced.
     private var actionCount = 0
-    private var events: [Event] = []
+    private var events: [CallEvent] = []
 
     init(program: Program) {
         ledger = Ledger(consumerCount: program.consumerCount, bagCount: ModelCheck.bagCount)
@@ -129,7 +129,7 @@ final class RuleModel: ProgramRunner {
         consumers = (0..<program.consumerCount).map { _ in Consumer() }
     }
 
-    func run(_ step: Operation) -> StepOutcome {
+    func run(_ step: Instruction) -> StepOutcome {
         events = []
         perform(step)
         return StepOutcome(
@@ -141,13 +141,13 @@ final class RuleModel: ProgramRunner {
         )
     }
 
-    func finish() -> [Event] {
+    func finish() -> [CallEvent] {
         []
     }
 
     // MARK: Operations
 
-    private func perform(_ operation: Operation) {
+    private func perform(_ operation: Instruction) {
         switch operation {
         case .dispatch(let action):
             dispatch(action)
@@ -396,7 +396,7 @@ final class RuleModel: ProgramRunner {
         react(member.takeReaction(), frame: Ledger.Frame(consumer: member.consumer, owner: member.owner))
     }
 
-    private func react(_ operations: [Operation], frame: Ledger.Frame) {
+    private func react(_ operations: [Instruction], frame: Ledger.Frame) {
         ledger.enter(frame)
         for operation in operations {
             perform(operation)

@@ -38,7 +38,7 @@ extension CheckState: Pickable {
 
 /// What a member selects: key paths (shared evaluation in the library) and closure selectors,
 /// on every field and on the whole state.
-enum Selector: CaseIterable, Sendable, CustomStringConvertible {
+enum FieldSelector: CaseIterable, Sendable, CustomStringConvertible {
     case a
     case b
     case name
