@@ -174,11 +174,13 @@ public final class StateConsumer<State: Sendable>: Sendable {
             engine.attach(registration, order: engine.takeOrder(), state: state)
             return
         }
+        // Members added by the callbacks below wait for the next state.
+        let waitingBefore: Set<UInt64> = registration.waiting.isEmpty ? [] : Set(registration.waiting.map(\.id))
         for run in engine.evaluate(state) {
             engine.deliver(run, state: state)
         }
         engine.endPass()
-        engine.admitWaiting(in: registration, state: state)
+        engine.admitWaiting(in: registration, state: state, among: waitingBefore)
     }
 
     /// Runs `body` with the registration on the drain of the consumer's current host; follows the

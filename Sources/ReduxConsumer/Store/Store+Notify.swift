@@ -17,6 +17,10 @@ extension Store {
         let state = core.state
         let wasNotifying = core.isNotifying
         core.isNotifying = true
+        // For the whole pass: a closure subscribed or a listener added during it waits (pending)
+        // for the next action, whichever part of the pass added it.
+        core.closures.beginIteration()
+        core.listeners.beginIteration()
         let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : []
         if hasClosures, let old {
             notifyClosures(
@@ -35,6 +39,8 @@ extension Store {
                 if let start = effect.start(action) { launch(start) }
             }
         }
+        core.closures.endIteration()
+        core.listeners.endIteration()
         core.isNotifying = wasNotifying
         if !wasNotifying, !core.retired.isEmpty {
             // Released after the pass, outside any access: a deinit may cancel another subscription.
@@ -52,7 +58,6 @@ extension Store {
         consumerRuns runs: [SelectionEngine.Run],
         engine: SelectionEngine
     ) {
-        core.closures.beginIteration()
         let end = core.closures.slotCount
         var slot = 0
         var run = 0
@@ -76,7 +81,6 @@ extension Store {
             }
             slot += 1
         }
-        core.closures.endIteration()
     }
 
     /// Calls a closure subscriber with both states in place: `inout` arguments are passed by
@@ -90,7 +94,6 @@ extension Store {
     }
 
     private func notifyListeners(_ core: StoreCore<State>, action: any Action) {
-        core.listeners.beginIteration()
         let end = core.listeners.slotCount
         for slot in 0..<end {
             // Read afresh: a listener may have cancelled a later one. The copy keeps the closure
@@ -100,6 +103,5 @@ extension Store {
                 drain.didCall()
             }
         }
-        core.listeners.endIteration()
     }
 }

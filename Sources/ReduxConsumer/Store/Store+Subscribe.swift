@@ -13,7 +13,7 @@ extension Store {
     @discardableResult
     public func subscribe(_ callback: @escaping @Sendable (_ old: State, _ new: State) -> Void) -> Subscription {
         let (registration, subscription) = closureSubscription(callback)
-        perform(.dispatch, registration)
+        perform(.control, registration)
         return subscription
     }
 
@@ -57,7 +57,7 @@ extension Store {
     public func subscribe(_ consumer: StateConsumer<State>) -> Subscription {
         let (registration, subscription) = consumerSubscription(consumer)
         if let registration {
-            perform(.dispatch, registration)
+            perform(.control, registration)
         }
         return subscription
     }
@@ -111,7 +111,7 @@ extension Store {
     @discardableResult
     public func observeActions(_ listener: @escaping @Sendable (_ action: any Action) -> Void) -> Subscription {
         let (registration, subscription) = actionSubscription(listener)
-        perform(.dispatch, registration)
+        perform(.control, registration)
         return subscription
     }
 

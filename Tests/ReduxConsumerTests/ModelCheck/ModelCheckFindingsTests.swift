@@ -34,7 +34,7 @@ struct ModelCheckFindingsTests {
     /// comes back to a store hears what changed while it was away)." Guarantee 3: "Every callback's
     /// `old` is the previous callback's `new`."
     ///
-    /// Today nothing fires when the consumer comes back, and its next callback starts from the
+    /// Found: nothing fired when the consumer came back, and its next callback started from the
     /// store's value, not from the last one it delivered: `["0→1", "1→2"]` is `["1→2"]`.
     @Test(arguments: MemberKind.allCases)
     func consumerThatComesBackHearsWhatChangedWhileAway(kind: MemberKind) {
@@ -55,7 +55,7 @@ struct ModelCheckFindingsTests {
     /// The same rule for a consumer fed by hand before it is subscribed ("members that never saw a
     /// state start from the current one"; these did see one).
     ///
-    /// Today: `["5→6"]` instead of `["1→5", "5→6"]`.
+    /// Found: `["5→6"]` instead of `["1→5", "5→6"]`.
     @Test(arguments: MemberKind.allCases)
     func consumerFedByHandThenSubscribedHearsTheStoresState(kind: MemberKind) {
         let store = makeStore(AppState(counter: 5))
@@ -74,7 +74,7 @@ struct ModelCheckFindingsTests {
     /// `StateConsumer.consume(newState:)`: "every member whose selected value changed is called";
     /// `old` "is the value the member was last called with".
     ///
-    /// Today the first state fed by hand after leaving the store is taken silently: `["0→1",
+    /// Found: the first state fed by hand after leaving the store is taken silently: `["0→1",
     /// "5→6"]` instead of `["0→1", "1→5", "5→6"]`.
     @Test(arguments: MemberKind.allCases)
     func consumerThatLeftItsStoreComparesStatesFedByHandWithWhatItLastSaw(kind: MemberKind) {
@@ -97,7 +97,7 @@ struct ModelCheckFindingsTests {
     /// to a consumer whose pass for that action is still to come and which already has a member on
     /// that key path, is called in that pass with the value from before it was added.
     ///
-    /// Today: `["late 1→2", "late 2→3"]` instead of `["late 2→3"]`.
+    /// Found: `["late 1→2", "late 2→3"]` instead of `["late 2→3"]`.
     @Test func keyPathMemberAddedDuringAnActionStartsWithTheNextState() {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
@@ -122,7 +122,7 @@ struct ModelCheckFindingsTests {
     /// action is first called with the next action." When that next action was already queued
     /// (dispatched earlier in the same action), the new registration misses it.
     ///
-    /// Today both record nothing for action 3: `[]` instead of `["closure 2→3", "listener"]`.
+    /// Found: both recorded nothing for action 3: `[]` instead of `["closure 2→3", "listener"]`.
     @Test func closureAndListenerAddedDuringAnActionHearTheNextQueuedAction() {
         let store = makeStore()
         let seen = Recorder<String>()
@@ -154,7 +154,7 @@ struct ModelCheckFindingsTests {
     /// `.instantly` member fires after `subscribe` returned, with state 3 instead of state 2, and
     /// the change to 3 is never heard.
     ///
-    /// Today: `["subscribed", "3→3"]` instead of `["2→2", "subscribed", "2→3"]`.
+    /// Found: `["subscribed", "3→3"]` instead of `["2→2", "subscribed", "2→3"]`.
     @Test func consumerSubscribedInsideACallbackIsFedAtOnce() {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
@@ -186,7 +186,7 @@ struct ModelCheckFindingsTests {
     /// fed after `subscribe` returned (see above); cancelling it from the first member of that
     /// feed does not stop the second member.
     ///
-    /// Today: `["first", "cancelled", "second"]`; nothing may follow "cancelled".
+    /// Found: `["first", "cancelled", "second"]`; nothing may follow "cancelled".
     @Test func cancellingASubscriptionStopsItsFirstFeed() {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
@@ -221,7 +221,7 @@ struct ModelCheckFindingsTests {
     /// receives". A member added inside a callback of a consumer fed by hand is admitted with the
     /// state of the pass in progress instead (its `.instantly` call comes one state early).
     ///
-    /// Today: `["a 0→1", "b 1→1", "next", "a 1→2", "b 1→2"]` instead of `["a 0→1", "next",
+    /// Found: `["a 0→1", "b 1→1", "next", "a 1→2", "b 1→2"]` instead of `["a 0→1", "next",
     /// "a 1→2", "b 2→2"]`.
     @Test func memberAddedInsideAHandFedPassStartsWithTheNextState() {
         let consumer = StateConsumer<AppState>()
@@ -241,5 +241,58 @@ struct ModelCheckFindingsTests {
         consumer.consume(newState: AppState(counter: 2))
 
         #expect(seen.values == ["a 0→1", "next", "a 1→2", "b 2→2"])
+    }
+
+    /// README, Consumers: "a consumer that comes back to a store hears what changed while it was
+    /// away". A member whose callback ends its consumer's subscription stops the pass for the
+    /// consumer's later members: they did not hear the change, so they hear it when the consumer
+    /// comes back, and the member that did hear it is not called again.
+    ///
+    /// Found (seed 0xabdfdb5c497c8e91): the later member never heard the change.
+    @Test func membersCutOffByTheirConsumerLeavingHearTheChangeWhenItComesBack() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        let bag = ConsumerBag()
+        store.subscribe(consumer).store(in: bag)
+        consumer.add(\.counter) { old, new in
+            seen.append("leaver \(old)→\(new)")
+            bag.removeAll()
+        }
+        consumer.add(\.counter) { old, new in seen.append("later \(old)→\(new)") }
+
+        store.dispatch(CounterAction.increment)
+        seen.append("back")
+        let subscription = store.subscribe(consumer)
+
+        #expect(seen.values == ["leaver 0→1", "back", "later 0→1"])
+        subscription.cancel()
+    }
+
+    /// The same when the consumer is unsubscribed and subscribed again by an earlier subscriber
+    /// in the same pass: it hears the change once, as it comes back, not a second time from the
+    /// pass that had already evaluated it.
+    ///
+    /// Found (seed 0xd47ddbae05c60777): called twice, the second time with `old == new`.
+    @Test func consumerSubscribedAgainDuringAPassHearsTheChangeOnce() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter) { old, new in seen.append("\(old)→\(new)") }
+        let handle = Box(store.subscribe(consumer))
+        let cycler = store.subscribe { _, _ in
+            handle.value.cancel()
+            handle.value = store.subscribe(consumer)
+        }
+        // The consumer now subscribed after the cycler: every pass cycles it before its turn.
+        handle.value.cancel()
+        handle.value = store.subscribe(consumer)
+
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+
+        #expect(seen.values == ["0→1", "1→2"])
+        cycler.cancel()
+        handle.value.cancel()
     }
 }
