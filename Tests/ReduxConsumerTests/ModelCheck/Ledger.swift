@@ -76,7 +76,19 @@ struct Ledger {
         let live = owners.indices.filter { owners[$0] }
         guard !live.isEmpty else { return nil }
         let owner = live[number % live.count]
-        return frames.contains { $0.owner == owner } ? nil : owner
+        return frames.contains { $0.owner == owner } || adding.contains(owner) ? nil : owner
+    }
+
+    /// The owners of the `add(_:owner:)` calls in progress, innermost last: the caller holds its
+    /// argument until the call returns, so such an owner cannot be released meanwhile.
+    private(set) var adding: [Int?] = []
+
+    mutating func beginAdding(owner: Int?) {
+        adding.append(owner)
+    }
+
+    mutating func endAdding() {
+        adding.removeLast()
     }
 
     // MARK: Questions
@@ -87,7 +99,19 @@ struct Ledger {
 
     /// Whether the program holds an uncancelled subscription handle of `consumer`.
     func isSubscribed(_ consumer: Int) -> Bool {
-        handles.contains { $0.consumer == consumer && !$0.isCancelled }
+        subscribing.contains(consumer) || handles.contains { $0.consumer == consumer && !$0.isCancelled }
+    }
+
+    /// Consumers whose `subscribe` call is in progress: subscribed already (a callback it runs
+    /// may reach them), though their handle is recorded once the call returns.
+    private(set) var subscribing: [Int] = []
+
+    mutating func beginSubscribing(_ consumer: Int) {
+        subscribing.append(consumer)
+    }
+
+    mutating func endSubscribing() {
+        subscribing.removeLast()
     }
 
     /// Whether a member of `consumer` is being called.

@@ -125,7 +125,9 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
         case .subscribe(let number, let bag):
             let consumer = ledger.consumer(number)
             if ledger.maySubscribe(consumer) {
+                ledger.beginSubscribing(consumer)
                 let subscription = graph.store.subscribe(graph.consumers[consumer])
+                ledger.endSubscribing()
                 keep(subscription, consumer: consumer, bag: bag, in: graph)
             }
         case .cancelSubscription(let number):
@@ -173,6 +175,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
             owner = ownerIndex.flatMap { graph.owners[$0] }
         }
         let id = newRegistration(spec.reaction)
+        ledger.beginAdding(owner: ownerIndex)
         let token = graph.consumers[consumer].add(spec, owner: owner) { [weak self] old, new, state, owner in
             let event = CallEvent.member(
                 member: id,
@@ -185,6 +188,7 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
             self?.called(id, event, frame: Ledger.Frame(consumer: consumer, owner: owner?.index))
         }
         owner = nil
+        ledger.endAdding()
         graph.tokens.append(token)
         ledger.recordToken(consumer: consumer, bag: spec.bag)
         if let bag = spec.bag {

@@ -171,7 +171,9 @@ final class RuleModel: ProgramRunner {
         case .subscribe(let number, let bag):
             let consumer = ledger.consumer(number)
             if ledger.maySubscribe(consumer) {
+                ledger.beginSubscribing(consumer)
                 subscribe(consumer)
+                ledger.endSubscribing()
                 ledger.recordHandle(consumer: consumer, bag: bag)
             }
         case .cancelSubscription(let number):
@@ -298,6 +300,8 @@ final class RuleModel: ProgramRunner {
         if case .owner(let number) = spec.shape {
             owner = ledger.owner(for: number) ?? ledger.newOwner()
         }
+        ledger.beginAdding(owner: owner)
+        defer { ledger.endAdding() }
         let member = Member(id: ledger.newRegistration(), consumer: consumer, spec: spec, owner: owner)
         consumers[consumer].members.append(member)
         // "A member starts from the value at the moment it is added when the state is known (its
