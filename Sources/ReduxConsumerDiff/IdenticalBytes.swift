@@ -1,0 +1,78 @@
+import ReduxConsumer
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(ucrt)
+    import ucrt
+#endif
+
+/// Proves array elements unchanged without reading them as values: by identical bytes.
+///
+/// This is sound for a diff whatever the element type. Two values with the same bytes are the
+/// same value: the same numbers, the same string storage, the same object references, the same
+/// boxes. An array's bytes are a reference to its buffer, so two arrays with the same bytes share
+/// one buffer, which holds the same elements (a shared buffer is never written). Objects that
+/// values refer to are shared, not compared, which is what the differ does with one instance
+/// anyway. Bytes that differ prove nothing (padding, two buffers holding equal strings), so the
+/// caller then compares the element with `==` or by reflection.
+enum IdenticalBytes {
+    /// Runs of elements are compared in blocks of about this many bytes, then element by element
+    /// inside the first block that differs.
+    private static let blockBytes = 4_096
+
+    /// How many elements, walking from `old[oldStart]` and `new[newStart]` (forward, or backward
+    /// when `backward` is set), have identical bytes, up to `length`.
+    ///
+    /// - Complexity: O(`length`) byte comparisons in blocks, stopping at the first difference.
+    static func runLength<Element>(
+        _ old: [Element],
+        from oldStart: Int,
+        _ new: [Element],
+        from newStart: Int,
+        length: Int,
+        backward: Bool
+    ) -> Int {
+        let stride = MemoryLayout<Element>.stride
+        guard length > 0 else {
+            return 0
+        }
+        // Invariant for the unsafe reads below: both runs lie inside their arrays.
+        let oldLowest = backward ? oldStart - length + 1 : oldStart
+        let newLowest = backward ? newStart - length + 1 : newStart
+        precondition(
+            oldLowest >= 0 && oldLowest + length <= old.count && newLowest >= 0 && newLowest + length <= new.count,
+            "identical-bytes run out of bounds"
+        )
+        return old.withUnsafeBytes { oldBytes in
+            new.withUnsafeBytes { newBytes in
+                guard let oldBase = oldBytes.baseAddress, let newBase = newBytes.baseAddress else {
+                    return 0
+                }
+                func same(at step: Int, count: Int) -> Bool {
+                    // `step` elements in, `count` elements long, in the walking direction.
+                    let oldIndex = backward ? oldStart - step - count + 1 : oldStart + step
+                    let newIndex = backward ? newStart - step - count + 1 : newStart + step
+                    return memcmp(oldBase + oldIndex * stride, newBase + newIndex * stride, count * stride) == 0
+                }
+                let block = max(1, blockBytes / stride)
+                var step = 0
+                while step < length {
+                    let count = min(block, length - step)
+                    if same(at: step, count: count) {
+                        step += count
+                        continue
+                    }
+                    while same(at: step, count: 1) {
+                        step += 1
+                    }
+                    return step
+                }
+                return step
+            }
+        }
+    }
+}
