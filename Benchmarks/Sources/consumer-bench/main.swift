@@ -54,6 +54,12 @@ run("M2", "memory per consumer, large state") {
     state.samples = Array(0..<sizes.s5Samples)
     return memoryPerConsumer(sizes, scenario: "M2", title: "memory, large state", state: state)
 }
+run("D1", "diff [String], one append") { diffFamily(sizes, scenario: "D1", list: .array, edit: .oneAppend) }
+run("D2", "diff [String], one change") { diffFamily(sizes, scenario: "D2", list: .array, edit: .oneChange) }
+run("D3", "diff [String], all changed") { diffFamily(sizes, scenario: "D3", list: .array, edit: .allChanged) }
+run("D4", "diff ChunkedList, one append") { diffFamily(sizes, scenario: "D4", list: .chunkedList, edit: .oneAppend) }
+run("D5", "diff ChunkedList, one change") { diffFamily(sizes, scenario: "D5", list: .chunkedList, edit: .oneChange) }
+run("D6", "diff ChunkedList, all changed") { diffFamily(sizes, scenario: "D6", list: .chunkedList, edit: .allChanged) }
 
 if reports.isEmpty {
     printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Times `consumer-demo run` (release build) on generated scripts, with the diffs written to a file:
+# add-work scripts of 10,000 and 100,000 lines (goal: the 100,000-line run in <= 10 s, and at most
+# 12x the 10,000-line run), and a mixed 40,000-line script. Prints one line per script (the best of
+# REPEATS runs, 3 by default) and the growth ratio. The scripts and outputs live in a temporary
+# directory that is removed at the end; nothing is committed.
+# Usage: Benchmarks/scripts/time-demo-run.sh  (from the package root; REPEATS=5 for more runs)
+set -euo pipefail
+repeats="${REPEATS:-3}"
+
+swift build -c release --product consumer-demo >/dev/null
+demo="$(swift build -c release --show-bin-path)/consumer-demo"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# add-work "work 0", add-work "work 1", ...
+add_work_script() {
+    awk -v lines="$1" 'BEGIN { for (i = 0; i < lines; i++) printf "add-work \"work %d\"\n", i }'
+}
+
+# A seeded mix of every command; remove-work only names a work that exists.
+mixed_script() {
+    awk -v lines="$1" 'BEGIN {
+        seed = 12345; works = 0
+        for (i = 0; i < lines; i++) {
+            seed = (seed * 1103515245 + 12345) % 2147483648
+            pick = seed % 10
+            if (pick < 4) { printf "add-work \"task %d\"\n", i; works++ }
+            else if (pick < 6) print "increment"
+            else if (pick == 6 && works > 0) { printf "remove-work %d\n", (seed / 10) % works; works-- }
+            else if (pick == 7) printf "rename \"user %d\"\n", i % 100
+            else if (pick == 8) print (i % 2 ? "login alice" : "logout")
+            else print (i % 2 ? "foreground on" : "foreground off")
+        }
+    }'
+}
+
+# Best wall-clock seconds of $repeats runs of `consumer-demo run $1`, output to a file.
+best_seconds() {
+    local best="" start end elapsed
+    for ((run = 0; run < repeats; run++)); do
+        start=$(date +%s%N)
+        "$demo" run "$1" >"$work/out.txt"
+        end=$(date +%s%N)
+        elapsed=$(((end - start) / 1000000))
+        if [[ -z "$best" || "$elapsed" -lt "$best" ]]; then best="$elapsed"; fi
+    done
+    awk -v ms="$best" 'BEGIN { printf "%.2f", ms / 1000 }'
+}
+
+report() {
+    local name="$1" lines="$2" seconds="$3"
+    awk -v name="$name" -v lines="$lines" -v s="$seconds" \
+        'BEGIN { printf "%-28s %7d lines  %6.2f s  %6.1f us/line\n", name, lines, s, s * 1e6 / lines }'
+}
+
+add_work_script 10000 >"$work/add-work-10k.txt"
+add_work_script 100000 >"$work/add-work-100k.txt"
+mixed_script 40000 >"$work/mixed-40k.txt"
+
+small=$(best_seconds "$work/add-work-10k.txt")
+report "consumer-demo run add-work" 10000 "$small"
+large=$(best_seconds "$work/add-work-100k.txt")
+if [[ "$(grep -c '^       + works\[' "$work/out.txt")" -ne 100000 ]]; then
+    echo "error: the 100,000-line run did not print 100,000 added works" >&2
+    exit 1
+fi
+report "consumer-demo run add-work" 100000 "$large"
+awk -v small="$small" -v large="$large" \
+    'BEGIN { printf "growth 10k -> 100k lines: %.1fx (goal <= 12x; 100k goal <= 10 s)\n", large / small }'
+mixed=$(best_seconds "$work/mixed-40k.txt")
+report "consumer-demo run mixed" 40000 "$mixed"
