@@ -20,9 +20,9 @@ import ReduxConsumer
 /// anyway. Bytes that differ prove nothing (padding, two buffers holding equal strings), so the
 /// caller then compares the element with `==` or by reflection.
 enum IdenticalBytes {
-    /// Runs of elements are compared in blocks of about this many bytes, then element by element
-    /// inside the first block that differs.
-    private static let blockBytes = 4_096
+    /// Runs of elements are compared in blocks of about these many bytes, each size inside the
+    /// first block of the size before that differs, and last element by element.
+    private static let blockSizes = [65_536, 1_024, 0]
 
     /// How many elements, walking from `old[oldStart]` and `new[newStart]` (forward, or backward
     /// when `backward` is set), have identical bytes, up to `length`.
@@ -58,18 +58,19 @@ enum IdenticalBytes {
                     let newIndex = backward ? newStart - step - count + 1 : newStart + step
                     return memcmp(oldBase + oldIndex * stride, newBase + newIndex * stride, count * stride) == 0
                 }
-                let block = max(1, blockBytes / stride)
+                // Large blocks until one differs, then smaller blocks inside it, then elements.
                 var step = 0
-                while step < length {
-                    let count = min(block, length - step)
-                    if same(at: step, count: count) {
+                var end = length
+                for blockBytes in blockSizes {
+                    let block = max(1, blockBytes / stride)
+                    while step < end {
+                        let count = min(block, end - step)
+                        guard same(at: step, count: count) else {
+                            end = step + count
+                            break
+                        }
                         step += count
-                        continue
                     }
-                    while same(at: step, count: 1) {
-                        step += 1
-                    }
-                    return step
                 }
                 return step
             }
