@@ -50,6 +50,10 @@ struct ChunkedElements<Element>: ElementList {
         guard let other = other as? Self else {
             return nil
         }
+        if IdenticalBytes.areIdentical(chunks, other.chunks) {
+            // One list of chunks: an unchanged collection costs one comparison.
+            return ListMiddle(prefix: count, suffix: 0, old: [], new: [])
+        }
         let areEqual = typedEquality(of: Element.self)
         var oldSizes = [Int](repeating: -1, count: chunks.count)
         var newSizes = [Int](repeating: -1, count: other.chunks.count)

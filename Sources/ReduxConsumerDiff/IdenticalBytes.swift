@@ -24,6 +24,22 @@ enum IdenticalBytes {
     /// first block of the size before that differs, and last element by element.
     private static let blockSizes = [65_536, 1_024, 0]
 
+    /// Whether two values have the same bytes, and so are the same value.
+    ///
+    /// - Complexity: O(`MemoryLayout<Value>.size`): a reference or a few words for arrays and
+    ///   most states, whose large parts live in buffers they refer to.
+    static func areIdentical<Value>(_ old: Value, _ new: Value) -> Bool {
+        withUnsafeBytes(of: old) { oldBytes in
+            withUnsafeBytes(of: new) { newBytes in
+                // Both views are `MemoryLayout<Value>.size` bytes long.
+                guard let oldBase = oldBytes.baseAddress, let newBase = newBytes.baseAddress else {
+                    return true
+                }
+                return memcmp(oldBase, newBase, oldBytes.count) == 0
+            }
+        }
+    }
+
     /// How many elements, walking from `old[oldStart]` and `new[newStart]` (forward, or backward
     /// when `backward` is set), have identical bytes, up to `length`.
     ///

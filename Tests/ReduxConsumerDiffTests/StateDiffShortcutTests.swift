@@ -239,6 +239,7 @@ extension StateDiffTests {
         var new = values
         new.append(4)
         #expect(StateDiff(from: values, to: new).rendered() == "+ [3]: 4.0")
+        #expect(StateDiff(from: Double.nan, to: Double.nan).isEmpty)
     }
 
     @Test
