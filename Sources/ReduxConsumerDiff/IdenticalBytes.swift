@@ -20,9 +20,9 @@ import ReduxConsumer
 /// anyway. Bytes that differ prove nothing (padding, two buffers holding equal strings), so the
 /// caller then compares the element with `==` or by reflection.
 enum IdenticalBytes {
-    /// Runs of elements are compared in blocks of about these many bytes, each size inside the
-    /// first block of the size before that differs, and last element by element.
-    private static let blockSizes = [65_536, 1_024, 0]
+    /// Runs of elements are compared in blocks of about this many bytes; the first block that
+    /// differs is halved until its first differing element is found.
+    private static let blockBytes = 65_536
 
     /// Whether two values have the same bytes, and so are the same value.
     ///
@@ -43,7 +43,8 @@ enum IdenticalBytes {
     /// How many elements, walking from `old[oldStart]` and `new[newStart]` (forward, or backward
     /// when `backward` is set), have identical bytes, up to `length`.
     ///
-    /// - Complexity: O(`length`) byte comparisons in blocks, stopping at the first difference.
+    /// - Complexity: O(`length`) bytes compared, in blocks, stopping at the first difference;
+    ///   O(`length` / 64 KB + log(64 KB)) calls to `memcmp`.
     static func runLength<Element>(
         _ old: [Element],
         from oldStart: Int,
@@ -74,19 +75,26 @@ enum IdenticalBytes {
                     let newIndex = backward ? newStart - step - count + 1 : newStart + step
                     return memcmp(oldBase + oldIndex * stride, newBase + newIndex * stride, count * stride) == 0
                 }
-                // Large blocks until one differs, then smaller blocks inside it, then elements.
+                // Blocks of `blockBytes` until one differs, then halves of it down to one element.
+                let block = max(1, blockBytes / stride)
                 var step = 0
-                var end = length
-                for blockBytes in blockSizes {
-                    let block = max(1, blockBytes / stride)
-                    while step < end {
-                        let count = min(block, end - step)
-                        guard same(at: step, count: count) else {
-                            end = step + count
-                            break
-                        }
+                while step < length {
+                    let count = min(block, length - step)
+                    guard !same(at: step, count: count) else {
                         step += count
+                        continue
                     }
+                    // The first difference is in `step..<end`.
+                    var end = step + count
+                    while end - step > 1 {
+                        let half = (end - step) / 2
+                        if same(at: step, count: half) {
+                            step += half
+                        } else {
+                            end = step + half
+                        }
+                    }
+                    return step
                 }
                 return step
             }

@@ -18,6 +18,11 @@ import ReduxConsumerDiff
 /// same type the demo runs.
 public struct ChunkedList<Element>: RandomAccessCollection, MutableCollection, ChunkedCollection {
     /// How many elements each chunk holds; the last chunk may hold fewer.
+    ///
+    /// An append copies the list of chunks, one reference (a retain, and later a release) per
+    /// chunk, and the last chunk, one element per element: 1,024 keeps both small at the sizes
+    /// the demo is measured at (98 references and up to 1,024 short strings at 100,000 works), so
+    /// that a script's time grows with its length, not faster.
     public static var chunkCapacity: Int { 1_024 }
 
     /// The elements, `chunkCapacity` to a chunk.
