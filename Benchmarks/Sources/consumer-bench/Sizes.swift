@@ -11,6 +11,8 @@ struct Sizes {
     var s6Cycles: Int
     var s7Actions: Int
     var memoryConsumers: Int
+    var replayActions: Int
+    var replayRepetitions: Int
     /// Collection sizes of the diff family (D1–D6).
     var diffSizes: [Int]
     /// Diffs per timed sample for one append and one change; "all changed" diffs about
@@ -30,6 +32,8 @@ struct Sizes {
         s6Cycles: 10_000,
         s7Actions: 500_000,
         memoryConsumers: 100_000,
+        replayActions: 1_000_000,
+        replayRepetitions: 5,
         diffSizes: [1_000, 10_000, 100_000],
         diffsPerSample: 200,
         diffElementsPerSample: 100_000
@@ -47,6 +51,8 @@ struct Sizes {
         s6Cycles: 1_000,
         s7Actions: 20_000,
         memoryConsumers: 10_000,
+        replayActions: 20_000,
+        replayRepetitions: 2,
         diffSizes: [1_000, 10_000],
         diffsPerSample: 20,
         diffElementsPerSample: 10_000

@@ -54,6 +54,8 @@ run("M2", "memory per consumer, large state") {
     state.samples = Array(0..<sizes.s5Samples)
     return memoryPerConsumer(sizes, scenario: "M2", title: "memory, large state", state: state)
 }
+run("R1", "replay, Codable actions") { replayCodable(sizes) }
+run("R2", "replay, hand-written codec") { replayHandWritten(sizes) }
 run("D1", "diff [String], one append") { diffFamily(sizes, scenario: "D1", list: .array, edit: .oneAppend) }
 run("D2", "diff [String], one change") { diffFamily(sizes, scenario: "D2", list: .array, edit: .oneChange) }
 run("D3", "diff [String], all changed") { diffFamily(sizes, scenario: "D3", list: .array, edit: .allChanged) }
