@@ -1,4 +1,5 @@
 import ConsumerDemoKit
+import Foundation
 import ReduxConsumerDiff
 import ReduxConsumerTestSupport
 import Testing
@@ -72,6 +73,13 @@ struct ChunkedListTests {
         removed[1_500] = 0
         #expect(appended != removed)
         #expect(ChunkedList([1]) != ChunkedList([1, 2]))
+    }
+
+    @Test func encodesAsAPlainArray() throws {
+        let list = ChunkedList(0..<1_500)
+        let data = try JSONEncoder().encode(list)
+        #expect(data == (try JSONEncoder().encode(Array(0..<1_500))))
+        #expect(try JSONDecoder().decode(ChunkedList<Int>.self, from: data) == list)
     }
 
     @Test func diffsAndRendersLikeAnArray() {

@@ -130,3 +130,22 @@ extension ChunkedList: Equatable where Element: Equatable {
 }
 
 extension ChunkedList: Sendable where Element: Sendable {}
+
+extension ChunkedList: Codable where Element: Codable {
+    /// Decodes a list written as a plain array.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    public init(from decoder: any Decoder) throws {
+        self.init(try [Element](from: decoder))
+    }
+
+    /// Encodes the list as a plain array, so that its chunks do not show in the encoding.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for chunk in chunks {
+            try container.encode(contentsOf: chunk)
+        }
+    }
+}
