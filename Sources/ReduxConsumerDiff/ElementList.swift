@@ -25,20 +25,6 @@ protocol ElementList {
     func differingMiddle(against other: any ElementList, trimsEnd: Bool) -> ListMiddle?
 }
 
-/// The part of two lists between their common start and their common end, as the differ aligns
-/// it.
-struct ListMiddle {
-    /// The length of the common start: the position of the middle's first element in both lists.
-    var prefix: Int
-    /// The length of the common end.
-    var suffix: Int
-    var old: [Any]
-    var new: [Any]
-    /// Compares `old[i]` with `new[j]` by their type's own `==` without boxing them again; `nil`
-    /// when the elements are not `Equatable`.
-    var areEqual: ((_ old: Int, _ new: Int) -> Bool)?
-}
-
 /// The value as an ``ElementList`` when it is an array or a ``ChunkedCollection``; `nil` for
 /// anything else, including other collections, which are read through their mirror.
 func elementList(of value: Any) -> (any ElementList)? {
@@ -54,21 +40,6 @@ func elementList(of value: Any) -> (any ElementList)? {
 private func elements<Chunked: ChunkedCollection>(of chunked: Chunked) -> any ElementList {
     // Opened so that `chunks` keeps its element type; through the existential it would be boxed.
     ChunkedElements(chunks: chunked.chunks, count: chunked.count)
-}
-
-/// The `==` of `Element`, when it is `Equatable`, as a function on values of static type `Element`.
-///
-/// Found once per list instead of once per comparison, which would open an `any Equatable`
-/// existential and cast the other value back for each pair.
-func typedEquality<Element>(of _: Element.Type) -> ((Element, Element) -> Bool)? {
-    guard let equatable = Element.self as? any Equatable.Type else {
-        return nil
-    }
-    return equalityFunction(of: equatable) as? (Element, Element) -> Bool
-}
-
-private func equalityFunction<Value: Equatable>(of _: Value.Type) -> Any {
-    { (lhs: Value, rhs: Value) in lhs == rhs }
 }
 
 /// Arrays, opened from `Any` so that their elements keep their static type.
