@@ -49,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "consumer-bench",
-            dependencies: ["ReduxConsumer", "ReduxConsumerDiff"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff", "ConsumerDemoKit"],
             path: "Benchmarks/Sources/consumer-bench",
             swiftSettings: strictSettings
         ),

@@ -56,6 +56,12 @@ run("M2", "memory per consumer, large state") {
 }
 run("R1", "replay, Codable actions") { replayCodable(sizes) }
 run("R2", "replay, hand-written codec") { replayHandWritten(sizes) }
+run("D1", "diff [String], one append") { diffFamily(sizes, scenario: "D1", list: .array, edit: .oneAppend) }
+run("D2", "diff [String], one change") { diffFamily(sizes, scenario: "D2", list: .array, edit: .oneChange) }
+run("D3", "diff [String], all changed") { diffFamily(sizes, scenario: "D3", list: .array, edit: .allChanged) }
+run("D4", "diff ChunkedList, one append") { diffFamily(sizes, scenario: "D4", list: .chunkedList, edit: .oneAppend) }
+run("D5", "diff ChunkedList, one change") { diffFamily(sizes, scenario: "D5", list: .chunkedList, edit: .oneChange) }
+run("D6", "diff ChunkedList, all changed") { diffFamily(sizes, scenario: "D6", list: .chunkedList, edit: .allChanged) }
 
 if reports.isEmpty {
     printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")
