@@ -54,6 +54,17 @@ run("M2", "memory per consumer, large state") {
     state.samples = Array(0..<sizes.s5Samples)
     return memoryPerConsumer(sizes, scenario: "M2", title: "memory, large state", state: state)
 }
+run("M3", "memory per key-path consumer, token kept") {
+    memoryPerConsumer(
+        sizes, scenario: "M3", title: "memory per key-path consumer, token kept", state: BenchState(),
+        keepsTokens: true)
+}
+let scalingSizes = options.isQuick ? ScalingSizes.quick : ScalingSizes.full
+run("N1", "scaling, selectors on distinct slots", rows: { scalingFamily(scalingSizes) })
+run("N2", "scaling, consumers on one key path", rows: { oneKeyPathFamily(scalingSizes) })
+run("N3", "scaling, many groups fire at once", rows: { manyGroupsFire(scalingSizes) })
+run("P1", "pages watching one global key path", rows: { pagesWatchingOneKeyPath(scalingSizes) })
+run("P2", "idle pages: P2 global dispatch, P3 memory", rows: { idlePages(scalingSizes) })
 
 if reports.isEmpty {
     printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")
