@@ -145,6 +145,7 @@ func memoryPerConsumer(
         if keepsTokens { tokens.append(token) }
     }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start)
+    releaseFreeMemory()
     let after = residentBytes()
     var report = Report(
         scenario: scenario,

@@ -94,6 +94,7 @@ func idlePages(_ sizes: ScalingSizes) -> [Report] {
         pages.append(makePage(global))
     }
     let nsPerPage = Double(DispatchTime.now().uptimeNanoseconds - start) / Double(count)
+    releaseFreeMemory()
     let after = residentBytes()
     let bare = Store(initialState: ScalingState(), reducer: scalingReducer)
     let withPages = ScalingDriver(global, firing: .sharedKeyPath(changes: true), selectors: 0)

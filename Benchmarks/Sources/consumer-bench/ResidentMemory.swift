@@ -27,9 +27,12 @@ func residentBytes() -> Int? {
     #endif
 }
 
-/// Hands the allocator's free memory back to the system where it can (glibc's `malloc_trim`), so
-/// that resident-memory growth measured next counts what is allocated then, not pages that an
-/// earlier scenario freed and that the allocator hands out again without faulting them in.
+/// Hands the allocator's free memory back to the system where it can (glibc's `malloc_trim`).
+///
+/// Call it before each reading of ``residentBytes()`` around a measurement: before, so that pages
+/// an earlier scenario freed are not handed out again without being faulted in (growth too low);
+/// after, so that buffers freed during the measurement (a table's storage before it grew) do not
+/// stay resident (growth too high). The growth is then close to the memory still in use.
 func releaseFreeMemory() {
     #if os(Linux)
         // `malloc.h` is not part of the Glibc module: look the function up by name.
@@ -50,6 +53,7 @@ func residentBytesPerObject<Object>(_ count: Int, _ make: () -> Object) -> Doubl
     for _ in 0..<count {
         objects.append(make())
     }
+    releaseFreeMemory()
     guard let before, let after = residentBytes() else { return .nan }
     return withExtendedLifetime(objects) { Double(after - before) / Double(count) }
 }
