@@ -1,7 +1,7 @@
 import ReduxConsumer
 
 /// What one dispatch of a scaling scenario changes, and so how many selectors fire.
-enum Firing: Equatable {
+enum Firing {
     /// Selector `i` reads slot `i`; each dispatch changes one slot in `period` (see
     /// ``ScalingAction/bump(period:round:)``): 1/`period` of the selectors fire, on average over
     /// `period` dispatches and exactly when `period` divides their number.

@@ -114,21 +114,33 @@ func checkCallbacks(_ sink: Sink, expected: Int, of what: String) -> String? {
     return nil
 }
 
-/// Measures `row` against its floor within `budget`, and checks every callback of both.
-func measure(_ row: ScalingRow, within budget: TimeBudget) -> ScalingMeasurement {
-    let fixture = ScalingFixture(row)
-    let floorSink = Sink()
-    var floor = ScalingFloor(selectors: row.selectors, selector: row.selector, firing: row.firing, sink: floorSink)
-    let timings = measure(
-        within: budget,
-        [
-            { fixture.driver.run($0) },
-            { floor.run($0) },
-        ]
-    )
-    let failure =
-        fixture.cancelAndCheck() ?? checkCallbacks(floorSink, expected: floor.expectedCallbacks, of: "floor")
-    return ScalingMeasurement(row: row, library: timings[0], floor: timings[1], failure: failure)
+/// Measures `rows`, each against its floor, interleaved round by round within `budget`, and checks
+/// every callback of each.
+///
+/// All rows of a comparison are measured together so that its ratios (a row against the same row
+/// with N/10 selectors, N consumers against one) are in-run ratios like the floor's, which a noisy
+/// neighbour moves much less than rows timed a few seconds apart.
+func measure(_ rows: [ScalingRow], within budget: TimeBudget) -> [ScalingMeasurement] {
+    let fixtures = rows.map(ScalingFixture.init)
+    let floorSinks = rows.map { _ in Sink() }
+    var floors = rows.indices.map { index in
+        ScalingFloor(
+            selectors: rows[index].selectors, selector: rows[index].selector, firing: rows[index].firing,
+            sink: floorSinks[index])
+    }
+    var variants: [(Int) -> Void] = []
+    for index in rows.indices {
+        variants.append { fixtures[index].driver.run($0) }
+        variants.append { floors[index].run($0) }
+    }
+    let timings = measure(within: budget, variants)
+    return rows.indices.map { index in
+        let failure =
+            fixtures[index].cancelAndCheck()
+            ?? checkCallbacks(floorSinks[index], expected: floors[index].expectedCallbacks, of: "floor")
+        return ScalingMeasurement(
+            row: rows[index], library: timings[2 * index], floor: timings[2 * index + 1], failure: failure)
+    }
 }
 
 /// `1234567` as "1,234,567".

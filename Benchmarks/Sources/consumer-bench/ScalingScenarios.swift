@@ -7,9 +7,9 @@
 /// N1: N selectors on distinct slots, 1%, 10% or 100% of them firing per dispatch, in one
 /// consumer or in N consumers, key paths and closures, each row against its floor.
 ///
-/// Each (selectors, fraction, N) pair of layouts is measured back to back, so the ratio
-/// "N consumers ÷ 1 consumer" compares neighbours; the rows are then listed series by series, N
-/// growing, so the growth column reads down.
+/// The rows of one selector kind and fraction (both layouts, every N) are measured together,
+/// interleaved, so that the growth and "N consumers ÷ 1 consumer" are in-run ratios; they are
+/// listed series by series, N growing, so the growth column reads down.
 func scalingFamily(_ sizes: ScalingSizes) -> [Report] {
     var rows: [Report] = []
     for selector in [SelectorKind.keyPath, .closure] {
@@ -30,21 +30,16 @@ func oneKeyPathFamily(_ sizes: ScalingSizes) -> [Report] {
     return rows
 }
 
-/// Measures both layouts for every N, then reports the one-consumer series and the N-consumer
-/// series.
+/// Measures both layouts for every N, all interleaved, then reports the one-consumer series and
+/// the N-consumer series.
 private func scalingSeriesPair(_ sizes: ScalingSizes, id: String, selector: SelectorKind, firing: Firing) -> [Report] {
-    var single: [ScalingMeasurement] = []
-    var spread: [ScalingMeasurement] = []
-    for selectors in sizes.selectorCounts {
-        single.append(
-            measure(
-                ScalingRow(layout: .oneConsumer, selector: selector, selectors: selectors, firing: firing),
-                within: sizes.budget))
-        spread.append(
-            measure(
-                ScalingRow(layout: .consumerPerSelector, selector: selector, selectors: selectors, firing: firing),
-                within: sizes.budget))
+    let rows = [ConsumerLayout.oneConsumer, .consumerPerSelector].flatMap { layout in
+        sizes.selectorCounts.map { ScalingRow(layout: layout, selector: selector, selectors: $0, firing: firing) }
     }
+    let measurements = measure(rows, within: sizes.budget)
+    let count = sizes.selectorCounts.count
+    let single = Array(measurements[..<count])
+    let spread = Array(measurements[count...])
     let singleReports = single.indices.map { index in
         scalingReport(single[index], id: id, previous: index > 0 ? single[index - 1] : nil, oneConsumer: nil)
     }
@@ -54,8 +49,8 @@ private func scalingSeriesPair(_ sizes: ScalingSizes, id: String, selector: Sele
     return singleReports + spreadReports
 }
 
-/// A row of N1 or N2: its median against the floor, its growth from the row at N/10, and for N
-/// consumers, its ratio to one consumer with the same N members.
+/// A row of N1 or N2: its median against the floor, its growth from the row at N/10 (beside the
+/// floor's), and for N consumers, its ratio to one consumer with the same N members.
 private func scalingReport(
     _ measurement: ScalingMeasurement,
     id: String,
@@ -68,6 +63,8 @@ private func scalingReport(
     }
     if let previous {
         ratios.append(("growth", measurement.nsPerDispatch / previous.nsPerDispatch))
+        // The floor's own growth: what the machine's caches make of ten times the data.
+        ratios.append(("floor_growth", measurement.floor.timing.median / previous.floor.timing.median))
     }
     var figures = [
         ("ns_per_callback", measurement.nsPerCallback),
@@ -93,24 +90,26 @@ private func scalingReport(
 /// the cost of delivering many fired groups at once. The exponent says how the cost grows from
 /// the row before (1 is linear, 2 quadratic).
 func manyGroupsFire(_ sizes: ScalingSizes) -> [Report] {
-    var previous: ScalingMeasurement?
-    return sizes.manyGroupCounts.map { selectors in
-        let row = ScalingRow(layout: .oneConsumer, selector: .closure, selectors: selectors, firing: .slots(period: 1))
-        let measurement = measure(row, within: sizes.budget)
+    let rows = sizes.manyGroupCounts.map { selectors in
+        ScalingRow(layout: .oneConsumer, selector: .closure, selectors: selectors, firing: .slots(period: 1))
+    }
+    let measurements = measure(rows, within: sizes.budget)
+    return measurements.indices.map { index in
+        let measurement = measurements[index]
         var figures = [
             ("ns_per_callback", measurement.nsPerCallback),
             ("floor_ns_per_op", measurement.floor.timing.median),
         ]
-        if let previous {
+        if index > 0 {
+            let previous = measurements[index - 1]
             let exponent =
                 log(measurement.nsPerDispatch / previous.nsPerDispatch)
-                / log(Double(selectors) / Double(previous.row.selectors))
+                / log(Double(measurement.row.selectors) / Double(previous.row.selectors))
             figures.append(("growth_exponent", exponent))
         }
-        previous = measurement
         return Report(
             scenario: "N3",
-            title: "1 consumer, \(selectors) closure selectors, all fire",
+            title: "1 consumer, \(measurement.row.selectors) closure selectors, all fire",
             nsPerOp: measurement.nsPerDispatch,
             minNsPerOp: measurement.library.timing.min,
             ratios: [("vs_floor", measurement.nsPerDispatch / measurement.floor.timing.median)],
