@@ -19,8 +19,12 @@ let package = Package(
     targets: [
         .target(
             name: "ReduxConsumer",
+            dependencies: ["ReduxConsumerAtomics"],
             swiftSettings: strictSettings
         ),
+        // Relaxed atomics and an asymmetric memory barrier (membarrier on Linux), in C: the
+        // removal protocol of the consumer engine needs both (see Sources/ReduxConsumer/Serialization).
+        .target(name: "ReduxConsumerAtomics"),
         .target(
             name: "ReduxConsumerDiff",
             dependencies: ["ReduxConsumer"],
@@ -68,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReduxConsumerTestingTests",
-            dependencies: ["ReduxConsumer", "ReduxConsumerTesting", "ReduxConsumerTestSupport"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff", "ReduxConsumerTesting", "ReduxConsumerTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

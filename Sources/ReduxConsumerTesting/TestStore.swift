@@ -227,6 +227,8 @@ public final class TestStore<State: Equatable & Sendable> {
     }
 
     deinit {
+        globalRecording?.cancel()
+        for subscription in subscriptions { subscription.cancel() }
         guard !isFinished else { return }
         absorb(log.take())
         settle(before: "the TestStore was released without finish()", at: creationSite)

@@ -11,7 +11,7 @@ struct ConsumerGroupingTests {
         let store = Store(initialState: GroupingState(), reducer: groupingReducer)
         let grouped = Side(usesKeyPaths: true)
         let ungrouped = Side(usesKeyPaths: false)
-        let subscriptions = [store.subscribe(grouped.consumer), store.subscribe(ungrouped.consumer)]
+        var subscriptions = [store.subscribe(grouped.consumer), store.subscribe(ungrouped.consumer)]
         var random = SplitMix64(seed: seed)
         var nextLabel = 0
         var live: [Int] = []
@@ -34,13 +34,16 @@ struct ConsumerGroupingTests {
                 grouped.remove(label)
                 ungrouped.remove(label)
             case 3:
-                // A state fed by hand, unlike the store's: consumers added next start from the
-                // store's state while existing groups hold this one's values, so joining a group
-                // must check the group's last value.
+                // Leave the store, take a state fed by hand, come back: groups keep their own last
+                // values away from the store and catch up with its state when they return, and
+                // members added meanwhile wait for a first state.
+                for subscription in subscriptions { subscription.cancel() }
                 var state = store.state
                 GroupingAction.random(using: &random).apply(to: &state)
                 grouped.consumer.consume(newState: state)
                 ungrouped.consumer.consume(newState: state)
+                if random.next() % 2 == 0 { addBoth() }
+                subscriptions = [store.subscribe(grouped.consumer), store.subscribe(ungrouped.consumer)]
             default:
                 store.dispatch(GroupingAction.random(using: &random))
             }
@@ -49,7 +52,7 @@ struct ConsumerGroupingTests {
         #expect(grouped.log.count > 500)
         #expect(firstDifference(grouped.log, ungrouped.log) == nil)
         #expect(grouped.consumer.count == ungrouped.consumer.count)
-        withExtendedLifetime(subscriptions) {}
+        for subscription in subscriptions { subscription.cancel() }
     }
 
     @Test func consumerRemovedByAnEarlierCallbackIsNotCalledLaterInTheSamePass() {

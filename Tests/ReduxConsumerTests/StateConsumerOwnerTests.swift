@@ -17,7 +17,8 @@ struct StateConsumerOwnerTests {
 
         owner = nil
         #expect(weakOwner == nil)
-        #expect(consumer.count == 1)
+        // Inert at once: no longer counted; removed for good at its next change.
+        #expect(consumer.count == 0)
         global.dispatch(LifecycleAction.enterBackground)
 
         #expect(log.values == ["foreground: false → true"])

@@ -240,9 +240,28 @@ struct StateConsumerTests {
         }
         let store = makeStore()
         let subscription = store.subscribe(consumer)
-        for _ in 0..<5 { store.dispatch(CounterAction.increment) }
-        queue.sync {}
+        for _ in 0..<5 {
+            store.dispatch(CounterAction.increment)
+            queue.sync {}
+        }
         #expect(seen.values == ["0→1", "1→2", "2→3", "3→4", "4→5"])
+        subscription.cancel()
+    }
+
+    @Test func aQueueThatFallsBehindGetsMergedChangesThatKeepTheChain() {
+        let queue = DispatchQueue(label: "consumer-delivery")
+        let consumer = StateConsumer<AppState>(deliveringOn: queue)
+        let seen = Recorder<String>()
+        consumer.add(\.counter) { old, new in seen.append("\(old)→\(new)") }
+        let store = makeStore()
+        let subscription = store.subscribe(consumer)
+        let blocked = DispatchSemaphore(value: 0)
+        queue.async { blocked.wait() }
+        for _ in 0..<5 { store.dispatch(CounterAction.increment) }
+        blocked.signal()
+        queue.sync {}
+        // Five changes while the queue was busy: one call, from the first old to the latest new.
+        #expect(seen.values == ["0→5"])
         subscription.cancel()
     }
 

@@ -92,14 +92,16 @@ extension StoreTests {
         #expect(store.subscriberCount == 0)
     }
 
-    @Test func releasedActionListenerIsNotCalled() {
+    @Test func droppedListenerHandleKeepsListeningUntilCancelled() {
         let store = makeStore()
         let heard = Recorder<String>()
-        var subscription: Subscription? = store.observeActions { heard.append("\($0)") }
+        let handle = Lock<Subscription?>(nil)
+        do {
+            let subscription = store.observeActions { heard.append("\($0)") }
+            handle.withLock { $0 = subscription }
+        }
         store.dispatch(CounterAction.increment)
-        #expect(subscription?.isCancelled == false)
-
-        subscription = nil
+        handle.withLock { $0 }?.cancel()
         store.dispatch(CounterAction.decrement)
 
         #expect(heard.values == ["increment"])
@@ -129,7 +131,7 @@ extension StoreTests {
         #expect(store.subscriberCount == 4)
         subscriber.cancel()
         listener.cancel()
-        added.withLock { $0 = [] }
+        for subscription in added.withLock({ $0 }) { subscription.cancel() }
         #expect(store.subscriberCount == 0)
     }
 

@@ -77,20 +77,21 @@ struct StoreTests {
         withExtendedLifetime(subscriptions) {}
     }
 
-    @Test func cancelledOrReleasedSubscriptionsAreNotCalled() {
+    @Test func cancelledSubscriptionsAreNotCalledAndDroppedOnesKeepRunning() {
         let store = makeStore()
         let seen = Recorder<String>()
         let kept = store.subscribe { _, _ in seen.append("kept") }
         let cancelled = store.subscribe { _, _ in seen.append("cancelled") }
         cancelled.cancel()
-        var released: Subscription? = store.subscribe { _, _ in seen.append("released") }
-        #expect(released != nil)
-        released = nil
-        #expect(store.subscriberCount == 1)
+        var dropped: Subscription? = store.subscribe { _, _ in seen.append("dropped") }
+        let handle = dropped
+        dropped = nil
+        #expect(store.subscriberCount == 2)
         store.dispatch(CounterAction.increment)
-        #expect(seen.values == ["kept"])
+        #expect(seen.values == ["kept", "dropped"])
         #expect(cancelled.isCancelled)
         kept.cancel()
+        handle?.cancel()
         #expect(store.subscriberCount == 0)
     }
 

@@ -21,8 +21,8 @@ private func makeStore(
     return (store, { slot.withLock { $0 = nil } })
 }
 
-/// Subscribing, cancelling and adding consumers from inside a reducer: each takes effect once the
-/// reducer has returned (the reducer holds its store's lock), and none of them may hang.
+/// Subscribing, dispatching and adding consumers from inside a reducer: each takes effect once the
+/// reducer has returned; cancelling takes effect at once. None of them may hang.
 struct ReducerSideEffectTests {
     @Test func subscribingInsideTheStoresOwnReducerTakesEffectAfterTheReducer() {
         let calls = Recorder<Int>()
@@ -37,7 +37,7 @@ struct ReducerSideEffectTests {
         #expect(store.subscriberCount == 1)
         // Like any subscriber added during an action: the first call comes with the next action.
         #expect(calls.values == [1])
-        subscriptions.withLock { $0.removeAll() }
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
         #expect(store.subscriberCount == 0)
     }
 
@@ -126,7 +126,7 @@ struct SubscribeDuringNotificationTests {
         #expect(store.subscriberCount == 2)
         back.cancel()
         feeding.cancel()
-        subscriptions.withLock { $0.removeAll() }
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
         #expect(store.subscriberCount == 0)
     }
 
@@ -149,10 +149,8 @@ struct SubscribeDuringNotificationTests {
 /// Removing a consumer from inside another consumer's callback while the removed one is busy on a
 /// third thread.
 struct CrossThreadRemovalTests {
-    /// Known issue: the removal cannot wait (a thread inside one consumer's drain may not wait for
-    /// another consumer's, or two consumers removing each other would deadlock), so it is queued
-    /// and `remove` returns while the pass on the other thread goes on calling the removed
-    /// consumer, against ``StateConsumer/remove(_:)``'s "not called again" promise.
+    /// The removal cannot wait for the target's pass (the pass is inside a callback waiting for the
+    /// remover), yet the removed member must never be called once `remove` returns.
     @Test func consumerRemovedFromAnotherConsumersCallbackIsNotCalledAfterRemoveReturns() {
         let target = StateConsumer<AppState>()
         let remover = StateConsumer<AppState>()
@@ -181,9 +179,7 @@ struct CrossThreadRemovalTests {
             feeder.wait()
         }
         guard finished else { return }
-        withKnownIssue("a removal from inside another consumer's drain is queued while the target is busy") {
-            #expect(lateCalls.withLock { $0 } == 0)
-        }
+        #expect(lateCalls.withLock { $0 } == 0)
         #expect(target.count == 1)
     }
 }

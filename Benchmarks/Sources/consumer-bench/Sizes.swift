@@ -11,6 +11,8 @@ struct Sizes {
     var s6Cycles: Int
     var s7Actions: Int
     var memoryConsumers: Int
+    var replayActions: Int
+    var replayRepetitions: Int
 
     static let full = Sizes(
         repetitions: 9,
@@ -23,7 +25,9 @@ struct Sizes {
         s5Samples: 1_000_000,
         s6Cycles: 10_000,
         s7Actions: 500_000,
-        memoryConsumers: 100_000
+        memoryConsumers: 100_000,
+        replayActions: 1_000_000,
+        replayRepetitions: 5
     )
 
     static let quick = Sizes(
@@ -37,6 +41,8 @@ struct Sizes {
         s5Samples: 100_000,
         s6Cycles: 1_000,
         s7Actions: 20_000,
-        memoryConsumers: 10_000
+        memoryConsumers: 10_000,
+        replayActions: 20_000,
+        replayRepetitions: 2
     )
 }

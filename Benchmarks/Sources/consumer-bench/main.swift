@@ -59,6 +59,8 @@ run("M3", "memory per key-path consumer, token kept") {
         sizes, scenario: "M3", title: "memory per key-path consumer, token kept", state: BenchState(),
         keepsTokens: true)
 }
+run("R1", "replay, Codable actions") { replayCodable(sizes) }
+run("R2", "replay, hand-written codec") { replayHandWritten(sizes) }
 let scalingSizes = options.isQuick ? ScalingSizes.quick : ScalingSizes.full
 run("N1", "scaling, selectors on distinct slots", rows: { scalingFamily(scalingSizes) })
 run("N2", "scaling, consumers on one key path", rows: { oneKeyPathFamily(scalingSizes) })

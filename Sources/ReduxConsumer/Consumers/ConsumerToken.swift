@@ -1,31 +1,32 @@
-/// Identifies one consumer added to a ``StateConsumer``; use it to remove that consumer.
+/// Identifies one member added to a ``StateConsumer``; use it to remove that member.
 ///
-/// A token does not keep its consumer alive or remove it when dropped: ignore it if you remove
-/// consumers with ``StateConsumer/removeAll()``, or put it in a ``ConsumerBag``.
+/// A token is a handle: keeping or dropping it changes nothing, like every token of this library
+/// (see ``Cancellable``). It does not keep its consumer alive; once the consumer is gone, `cancel()`
+/// does nothing.
 public struct ConsumerToken: Cancellable, Hashable {
     let id: UInt64
-    private let owner: ObjectIdentifier
-    private let remove: @Sendable (UInt64) -> Void
+    private let identity: ObjectIdentifier
+    weak var consumer: (any MemberRemoving)?
 
-    init(id: UInt64, owner: ObjectIdentifier, remove: @escaping @Sendable (UInt64) -> Void) {
+    init(id: UInt64, consumer: any MemberRemoving) {
         self.id = id
-        self.owner = owner
-        self.remove = remove
+        identity = ObjectIdentifier(consumer)
+        self.consumer = consumer
     }
 
-    /// Removes the consumer from its ``StateConsumer``; same as `consumer.remove(token)`.
+    /// Removes the member from its ``StateConsumer``; same as `consumer.remove(token)`.
     public func cancel() {
-        remove(id)
+        consumer?.remove(member: id)
     }
 
-    /// Whether two tokens name the same consumer.
+    /// Whether two tokens name the same member.
     ///
     /// - Parameters:
     ///   - lhs: A token.
     ///   - rhs: Another token.
-    /// - Returns: `true` when both name the same consumer of the same ``StateConsumer``.
+    /// - Returns: `true` when both name the same member of the same ``StateConsumer``.
     public static func == (lhs: ConsumerToken, rhs: ConsumerToken) -> Bool {
-        lhs.id == rhs.id && lhs.owner == rhs.owner
+        lhs.id == rhs.id && lhs.identity == rhs.identity
     }
 
     /// Hashes the token's identity.
@@ -33,6 +34,13 @@ public struct ConsumerToken: Cancellable, Hashable {
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
-        hasher.combine(owner)
+        hasher.combine(identity)
     }
 }
+
+/// What a token needs of its consumer, whatever the consumer's state type.
+protocol MemberRemoving: AnyObject, Sendable {
+    func remove(member id: UInt64)
+}
+
+extension StateConsumer: MemberRemoving {}

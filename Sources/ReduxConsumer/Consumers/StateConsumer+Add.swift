@@ -168,84 +168,110 @@ extension StateConsumer {
     // concrete `State` and `Value`; the engine then runs specialised code for every group without
     // being generic over the value itself.
 
-    /// Registers a key-path consumer: grouped with the others on the same key path.
+    /// Registers a key-path member: it shares its evaluation with every member on the same key path.
     @inlinable
     func register<Value: Equatable & Sendable>(
         _ keyPath: any KeyPath<State, Value> & Sendable,
         options: ConsumeOptions,
+        owner: (any OwnerTracking)? = nil,
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
         let selection = Selection(keyPath)
-        return register(selection, key: GroupKey(selection, keyPath: keyPath), options: options, callback: callback)
+        return register(
+            selection, key: GroupKey(selection, keyPath: keyPath), options: options, owner: owner, callback: callback)
     }
 
-    /// Registers a consumer compared with `==`; `key` (a key path) lets it share a group.
+    /// Registers a member compared with `==`; `key` lets it share its evaluation.
     @inlinable
     func register<Value: Equatable & Sendable>(
         _ selection: Selection<State, Value>,
         key: GroupKey?,
         options: ConsumeOptions,
+        owner: (any OwnerTracking)? = nil,
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
         guard !options.contains(.pulse) else {
-            return register(selection, isEqual: nil, options: options, callback: callback)
+            return register(selection, isEqual: nil, options: options, owner: owner, callback: callback)
         }
         return enroll(
-            Enrollment(
-                id: reserveID(),
+            Self.enrollment(
+                id: reserveMemberID(owner: owner),
                 key: key,
-                admit: { state, address, candidate in
-                    let value = selection.read(&state, at: address)
-                    // Join only a group whose last value is this member's starting value: the member
-                    // then fires exactly as it would alone.
-                    if let candidate, let group = candidate.typed as? SelectorGroup<State, Value>, group.last == value {
-                        group.callbacks.append(callback)
-                        return Admission(group: candidate, evaluator: nil)
-                    }
-                    return SelectorGroup.equatable(selection, key: key, baseline: value, callback: callback)
-                },
-                fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+                selection: selection,
+                evaluate: TypedGroup<State, Value>.evaluator(selection),
+                options: options,
+                callback: callback
             )
         )
     }
 
-    /// Registers a consumer compared with `isEqual`, or (`nil`) fired for every state; such a
-    /// consumer never shares its group.
+    /// Registers a member compared with `isEqual`, or (`nil`) fired for every state; such a member
+    /// never shares its evaluation.
     @inlinable
     func register<Value: Sendable>(
         _ selection: Selection<State, Value>,
         isEqual: (@Sendable (Value, Value) -> Bool)?,
         options: ConsumeOptions,
+        owner: (any OwnerTracking)? = nil,
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
         enroll(
-            Enrollment(
-                id: reserveID(),
+            Self.enrollment(
+                id: reserveMemberID(owner: owner),
                 key: nil,
-                admit: { state, address, _ in
-                    SelectorGroup.custom(
-                        selection,
-                        isEqual: isEqual,
-                        baseline: selection.read(&state, at: address),
-                        callback: callback
-                    )
-                },
-                fireInstantly: Self.instantCall(selection, options: options, callback: callback)
+                selection: selection,
+                evaluate: TypedGroup<State, Value>.evaluator(selection, isEqual: isEqual),
+                options: options,
+                callback: callback
             )
         )
     }
 
-    /// The call made at admission for ``ConsumeOptions/instantly``, with `old == new`.
+    /// What the engine needs to admit one member (see ``Enrollment``).
     @inlinable
-    static func instantCall<Value: Sendable>(
-        _ selection: Selection<State, Value>,
+    static func enrollment<Value: Sendable>(
+        id: UInt64,
+        key: GroupKey?,
+        selection: Selection<State, Value>,
+        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
-    ) -> ((inout State, UnsafeRawPointer, Delivery, UInt64) -> Void)? {
-        guard options.contains(.instantly) else { return nil }
-        return { state, address, delivery, member in
-            let value = selection.read(&state, at: address)
-            callback.deliver(old: value, new: value, state: address, via: delivery, member: member)
-        }
+    ) -> Enrollment {
+        Enrollment(
+            id: id,
+            key: key,
+            makeGroup: { state, cell, gate, tag, cache in
+                let cell =
+                    cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
+                    ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
+                let typed = TypedGroup<State, Value>(cell: cell, gate: gate, tag: tag)
+                typed.members.insert(callback, identifier: id)
+                return typed.memberGroup(key: key, evaluate: evaluate)
+            },
+            join: { group in
+                TypedGroup<State, Value>.typed(group).members.insert(callback, identifier: id)
+            },
+            fireInstantly: options.contains(.instantly)
+                ? { group, state, drain in
+                    let typed = TypedGroup<State, Value>.typed(group)
+                    let value = typed.cell.last
+                    typed.deliver(
+                        callback, member: id, old: value, new: value,
+                        state: state.assumingMemoryBound(to: State.self), drain: drain)
+                } : nil
+        )
+    }
+
+    /// A new evaluation cell starting from the state's value (and, for a derived value, its memo).
+    @inlinable
+    static func cell<Value>(
+        for selection: Selection<State, Value>,
+        state: UnsafeMutablePointer<State>,
+        cache: DerivationCache
+    ) -> ValueCell<Value> {
+        var memo: AnyObject?
+        let cell = ValueCell(baseline: selection.read(state, cache: cache, memo: &memo))
+        cell.memo = memo
+        return cell
     }
 }

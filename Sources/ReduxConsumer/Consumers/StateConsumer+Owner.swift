@@ -17,9 +17,11 @@ extension StateConsumer {
     /// }
     /// ```
     ///
-    /// Once the owner is gone the consumer is inert: it never calls `callback` again, and it removes
-    /// itself from this ``StateConsumer`` the next time its value changes. To remove it at the very
-    /// moment the owner goes, also put the token in a ``ConsumerBag`` the owner holds.
+    /// Once the owner is gone the member is inert: it never calls `callback` again, ``count`` leaves
+    /// it out, and it removes itself from this ``StateConsumer`` the next time its value changes. To
+    /// release what the callback captures at the very moment the owner goes, also put the token in
+    /// a ``ConsumerBag`` the owner holds. Nothing in the member refers back to the consumer or the
+    /// owner, so no cycle can keep either alive.
     ///
     /// - Parameters:
     ///   - keyPath: The selected property.
@@ -27,6 +29,7 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the owner, the last value seen and the new one.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
         _ keyPath: any KeyPath<State, Value> & Sendable,
@@ -35,7 +38,7 @@ extension StateConsumer {
         _ callback: @escaping @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
         let link = OwnerLink(owner)
-        let token = register(keyPath, options: options, callback: .change(link.forwarding(callback)))
+        let token = register(keyPath, options: options, owner: link, callback: .change(link.forwarding(callback)))
         link.attach(token)
         return token
     }
@@ -47,7 +50,7 @@ extension StateConsumer {
     /// consumer.add({ $0.works.count }, owner: self) { screen, old, new in screen.showWorks(new) }
     /// ```
     ///
-    /// Once the owner is gone the consumer is inert and removes itself at its next change, as with
+    /// Once the owner is gone the member is inert and removes itself at its next change, as with
     /// the key-path form.
     ///
     /// - Parameters:
@@ -56,6 +59,7 @@ extension StateConsumer {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - callback: Called with the owner, the last value seen and the new one.
     /// - Returns: A token to remove this consumer.
+    @inlinable
     @discardableResult
     public func add<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
         _ selector: @escaping @Sendable (State) -> Value,
@@ -65,7 +69,7 @@ extension StateConsumer {
     ) -> ConsumerToken {
         let link = OwnerLink(owner)
         let token = register(
-            .closure(selector), key: nil, options: options, callback: .change(link.forwarding(callback)))
+            .closure(selector), key: nil, options: options, owner: link, callback: .change(link.forwarding(callback)))
         link.attach(token)
         return token
     }

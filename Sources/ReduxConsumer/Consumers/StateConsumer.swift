@@ -11,174 +11,257 @@ import Dispatch
 /// ```
 ///
 /// Feed it by subscribing it to a store (``Store/subscribe(_:)-(StateConsumer<State>)``), or by hand
-/// with ``consume(newState:)``, as in ReSwift-Consumer.
+/// with ``consume(newState:)``, as in ReSwift-Consumer; one source at a time.
 ///
 /// ## Change rules
-/// - A consumer fires when its selected value differs from the last value it saw: by `==` for
-///   `Equatable` values (collections compare element by element), or by the `isEqual` you give,
-///   which then is the only judge. ``ConsumeOptions/pulse`` fires for every state.
-/// - `old` is the value the consumer saw last, never stale: every consumer remembers its own last
-///   value, even when another consumer dispatched in between.
+/// - A member fires when its selected value differs from the last value it was called with (its
+///   last *delivered* value): by `==` for `Equatable` values (collections compare element by
+///   element), or by the `isEqual` you give, which then replaces `==`. With
+///   ``ConsumeOptions/pulse`` it fires for every new state, and `isEqual` is not consulted.
+/// - `old` is the value the member was last called with (or started from), never stale: every
+///   callback's `old` is the previous callback's `new`.
 /// - A change to or from `nil` fires; `nil` to `nil` does not.
 ///
 /// ## First delivery
-/// A consumer starts from the value at the moment it is added when the state is known (the
-/// consumer is subscribed to a store); otherwise from the first state it consumes. It fires on the
-/// first *change* after that. With ``ConsumeOptions/instantly`` it also fires once at the start,
-/// with `old == new`.
+/// A member starts from the value at the moment it is added when the state is known (the consumer
+/// is subscribed to a store); otherwise from the first state the consumer receives. It fires on
+/// the first *change* after that. With ``ConsumeOptions/instantly`` it also fires once, at that
+/// first value, with `old == new` — once in its life: not again when the consumer is subscribed
+/// anew.
 ///
 /// ## Order, threads and memory
-/// Callbacks run in the order the consumers were added, one at a time, synchronously on the thread
-/// that feeds the state (or asynchronously on the queue given at creation, in the same order).
-/// Adding and removing consumers is safe from any thread and from inside callbacks: a removed
-/// consumer is never called again, not even later in the same pass; an added one starts with the
-/// next state. The consumer keeps the selected values only, never a copy of the state; consumers
-/// on the same key path share one read and one comparison per state.
+/// Members are called in the order they were added, one at a time, synchronously on the thread
+/// that processes the store (or asynchronously on the queue given at creation, in the same order).
+/// Adding and removing members is safe from any thread and from inside callbacks: once removal
+/// returns, the member's callback is never started again, not even later in a pass in progress; a
+/// member added inside a callback starts with the next state. The consumer keeps the selected
+/// values only, never a copy of the state; members on the same key path, in every consumer of one
+/// store, share one read and one comparison per state.
+///
+/// ## Lifetime
+/// A store keeps a subscribed consumer alive until the subscription is cancelled. A consumer does
+/// not keep its store alive.
 public final class StateConsumer<State: Sendable>: Sendable {
-    private let drain = Drain(level: .consumer)
-    private let engine = ConsumerEngine<State>()
-    private let counters = Lock(ConsumerCounters())
-    private let delivery: Delivery
-    /// Shared by every token this consumer hands out: one closure per consumer, not one per token.
-    private let removeByID: @Sendable (UInt64) -> Void
+    let control: Lock<ConsumerControl<State>>
+    /// The consumer's members, confined to the drain of its current host.
+    let members: ConsumerMembers
+    /// Where queued callbacks wait, for a consumer created with a queue.
+    let gate: DeliveryGate?
+    // `control` comes before `members` in lock order: a removal decides under `control`, then
+    // takes its drain's lock; nothing takes them the other way round.
 
     /// Creates a consumer.
     ///
     /// - Parameter queue: Where callbacks run. `nil` (the default) calls them synchronously on the
     ///   thread that feeds the state, before `dispatch` returns; a queue such as `.main` calls them
-    ///   asynchronously there, in order, as ReSwift-Consumer did.
+    ///   asynchronously there, in order. A queue that falls behind gets each member's changes
+    ///   merged (the first `old`, the latest `new`), never stale or repeated values.
     public init(deliveringOn queue: DispatchQueue? = nil) {
-        let drain = drain
-        let engine = engine
-        let counters = counters
-        removeByID = { id in
-            drain.perform({ Self.remove(id, from: engine, counters: counters) }) {
-                { Self.remove(id, from: engine, counters: counters) }
-            }
-        }
-        if let queue {
-            delivery = .queue(queue) { member, call in
-                // Ask the drain whether the consumer is still there (ordered with passes and
-                // removals), then call on this queue's thread: a job of the drain may run on
-                // whichever thread is draining it, never the place for a queued callback.
-                let isPresent = Lock(false)
-                let check: @Sendable () -> Void = { isPresent.withLock { $0 = engine.contains(member) } }
-                drain.perform(check, queueing: { check })
-                if isPresent.withLock({ $0 }) { call() }
-            }
-        } else {
-            delivery = .inline
-        }
+        gate = queue.map(DeliveryGate.init(queue:))
+        control = Lock(ConsumerControl())
+        members = ConsumerMembers(Registration(gate: gate))
     }
 
-    /// The number of consumers added and not yet removed.
+    deinit {
+        gate?.close()
+    }
+
+    /// The number of members added and not yet removed (members whose owner is gone no longer
+    /// count, see ``add(_:owner:options:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``).
     public var count: Int {
-        counters.withLock { $0.count }
+        control.withLock { control in
+            control.live.count - control.owners.values.reduce(0) { $0 + ($1.isOwnerGone ? 1 : 0) }
+        }
     }
 
-    /// Passes a new state: every consumer whose selected value changed is called.
+    /// Passes a new state by hand: every member whose selected value changed is called.
     ///
-    /// Safe from any thread; passes run one at a time in the order they arrive. Called from inside
-    /// one of this consumer's callbacks, the state is consumed right after the current pass.
+    /// Safe from any thread; states are consumed one at a time in the order they arrive. Called
+    /// from inside one of this consumer's callbacks, the state is consumed right after the current
+    /// pass. A consumer subscribed to a store is fed by that store alone: calling this then is a
+    /// programming error and stops the program with a message.
     ///
     /// - Parameter newState: The new state.
     public func consume(newState: State) {
-        var state = newState
-        consume(state: &state)
-    }
-
-    /// Consumes `state` without copying it; `inout` only to keep it in memory, never written.
-    func consume(state: inout State) {
-        let engine = engine
-        let delivery = delivery
-        drain.submit({ engine.consume(&state, delivery: delivery) }) {
-            // Only when the pass cannot run now: the job keeps its own copy of the state.
-            let copy = state
-            return {
-                var state = copy
-                engine.consume(&state, delivery: delivery)
+        let host = control.withLock { control -> ConsumerHost<State> in
+            if let subscription = control.subscription {
+                preconditionFailure(
+                    "StateConsumer<\(State.self)>.consume(newState:) was called while the consumer is subscribed to \(subscription.host); a consumer is fed by one source at a time. Cancel the subscription first, or feed it only from the store."
+                )
             }
+            return control.ownHost()
+        }
+        let context = ThreadContext.current
+        let generation = context.isHolder ? context.generation + 1 : 0
+        host.drain.submit(.dispatch, generation: generation) { [self] in
+            guard control.withLock({ $0.home === host }) else { return }
+            var state = newState
+            withUnsafeMutablePointer(to: &state) { feed(UnsafeMutableRawPointer($0), in: host) }
         }
     }
 
-    /// Removes the consumer `token` names; it is not called again, even later in a pass that is
-    /// running now (unless `remove` is called from inside another consumer's callback while this
-    /// one is busy on another thread; then it ends right after that thread's current pass).
+    /// Removes the member `token` names: once this returns, its callback is never started again,
+    /// not even later in a pass in progress or from a queue; a call already running on another
+    /// thread finishes first (unless that thread is waiting for this one).
     ///
     /// - Parameter token: The token `add` returned.
     public func remove(_ token: ConsumerToken) {
-        removeByID(token.id)
+        guard token.consumer === self else { return }
+        remove(member: token.id)
     }
 
-    /// Removes every consumer.
+    /// Removes every member, with the guarantees of ``remove(_:)``.
     public func removeAll() {
-        let job: @Sendable () -> Void = { [engine, counters] in
-            let removed = engine.removeAll()
-            counters.withLock { $0.count -= removed }
+        let garbage = Garbage()
+        removeMembers(.everyMember, garbage: garbage) { control in
+            control.live.removeAll()
+            control.admitting.removeAll()
+            control.owners.removeAll()
+            return true
         }
-        drain.perform(job, queueing: { job })
+        gate?.dropAll()
+        withExtendedLifetime(garbage) {}
     }
 
-    /// A new member identifier, counted as live from now on.
-    @usableFromInline
-    func reserveID() -> UInt64 {
-        counters.withLock { counters in
-            counters.nextID += 1
-            counters.count += 1
-            return counters.nextID
+    /// Removes one member by identifier.
+    func remove(member id: UInt64) {
+        let garbage = Garbage()
+        removeMembers(.member(id), garbage: garbage) { control in
+            control.owners.removeValue(forKey: id)
+            guard control.live.remove(id) != nil else { return false }
+            // An add that has not run yet is cancelled: it checks `admitting` when it runs.
+            return control.admitting.remove(id) == nil
         }
+        gate?.drop(id)
+        withExtendedLifetime(garbage) {}
     }
 
-    /// Registers one member: every public `add` ends here, through the `@inlinable` helpers in
-    /// `StateConsumer+Add.swift`, which build the enrollment (and everything in it typed by the
-    /// selected value) in the caller's module.
-    @usableFromInline
-    func enroll(_ enrollment: Enrollment<State>) -> ConsumerToken {
-        let engine = engine
-        let delivery = delivery
-        drain.perform({ engine.add(enrollment, delivery: delivery) }) {
-            // Only when another thread is running this consumer: the job waits in its queue.
-            let enrollment = UncheckedSendable(enrollment)
-            return { engine.add(enrollment.value, delivery: delivery) }
+    /// Removes `scope` of the registration: decided under the consumer's lock (so the consumer
+    /// cannot move to another drain in between), done with the guarantees of
+    /// ``Drain/remove(tag:_:_:)``. `bookkeeping` updates the counts and says whether the
+    /// registration must be touched at all.
+    private func removeMembers(
+        _ scope: DrainStateMachine.RemovalScope,
+        garbage: Garbage,
+        bookkeeping: (inout ConsumerControl<State>) -> Bool
+    ) {
+        let decision = control.withLock { bookkept -> (Drain, Drain.RemovalAdmission, DrainJob)? in
+            guard bookkeeping(&bookkept) else { return nil }
+            let host = bookkept.currentHost()
+            let job: DrainJob = { [self] in
+                // A consumer moves to another host only through a job of its current host's drain,
+                // which this is, after applying the marks of its removals (see `leave`).
+                guard control.withLock({ $0.home === host }) else { return }
+                let registration = members.registration(in: host)
+                switch scope {
+                case .member(let id):
+                    if let removed = registration.remove(id) { garbage.keep([removed]) }
+                case .everyMember, .registration:
+                    garbage.keep(registration.removeAll().removed)
+                }
+            }
+            return (host.drain, host.drain.admitRemoval(tag: members.tag, scope, job), job)
         }
-        return ConsumerToken(id: enrollment.id, owner: ObjectIdentifier(self), remove: removeByID)
+        guard let (drain, admission, job) = decision else { return }
+        drain.finishRemoval(admission, job)
     }
 
-    /// Makes `source` the place to read the current state when a consumer is added.
-    func attach(source: StateSource<State>) {
-        let engine = engine
-        let job: @Sendable () -> Void = { engine.source = source }
-        drain.perform(job, queueing: { job })
-    }
-
-    /// Forgets the source with identity `sourceID`, if it is the current one.
-    func detach(sourceID: ObjectIdentifier) {
-        let engine = engine
-        let job: @Sendable () -> Void = {
-            if engine.source?.id == sourceID { engine.source = nil }
+    /// One pass of the consumer's own engine with the state at `state` (it is fed by hand).
+    private func feed(_ state: UnsafeMutableRawPointer, in host: ConsumerHost<State>) {
+        let registration = members.registration(in: host)
+        let engine = host.engine.value
+        if registration.engine == nil {
+            engine.attach(registration, order: engine.takeOrder(), state: state)
+            return
         }
-        drain.perform(job, queueing: { job })
+        for run in engine.evaluate(state) {
+            engine.deliver(run, state: state)
+        }
+        engine.endPass()
+        engine.admitWaiting(in: registration, state: state)
     }
 
-    private static func remove(_ id: UInt64, from engine: ConsumerEngine<State>, counters: Lock<ConsumerCounters>) {
-        if engine.remove(id) {
-            counters.withLock { $0.count -= 1 }
+    /// Runs `body` with the registration on the drain of the consumer's current host; follows the
+    /// consumer if it moves to another host before the job runs.
+    func onHome(
+        _ kind: Drain.Kind,
+        _ body: @escaping @Sendable (Registration, ConsumerHost<State>) -> Void
+    ) {
+        let host = control.withLock { $0.currentHost() }
+        host.drain.submit(kind, generation: ThreadContext.current.generation) { [self] in
+            guard control.withLock({ $0.home === host }) else {
+                onHome(kind, body)
+                return
+            }
+            body(members.registration(in: host), host)
         }
     }
 }
 
-/// Identifiers and the live count of one ``StateConsumer``; not nested, so it is not generic.
-struct ConsumerCounters {
-    var nextID: UInt64 = 0
-    var count = 0
+/// A consumer's bookkeeping that every thread reads: where it lives, its subscription, its
+/// identifiers and counts.
+struct ConsumerControl<State: Sendable> {
+    /// The host whose drain the registration is confined to; `nil` until first needed.
+    var home: ConsumerHost<State>?
+    /// The consumer's own host, made on first use (a consumer fed by hand, or with members added
+    /// before it is subscribed).
+    private var own: ConsumerHost<State>?
+    /// The store feeding the consumer, how many subscription handles keep it, and which
+    /// subscription this is (a handle of an ended one does nothing).
+    var subscription: (host: ConsumerHost<State>, handles: Int, epoch: UInt64)?
+    var lastEpoch: UInt64 = 0
+    var lastMemberID: UInt64 = 0
+    /// Members added and not removed, queued ones included.
+    var live: Set<UInt64> = []
+    /// Members whose add has not run yet (it was queued); removing one cancels it.
+    var admitting: Set<UInt64> = []
+    /// Members added with an owner, to leave their dead owners out of ``StateConsumer/count``.
+    var owners: [UInt64: any OwnerTracking] = [:]
+
+    /// The consumer's own host, made if needed; it becomes home if the consumer has none.
+    mutating func ownHost() -> ConsumerHost<State> {
+        let host = own ?? ConsumerHost<State>()
+        own = host
+        if home == nil { home = host }
+        return host
+    }
+
+    /// The host to run a job on now.
+    mutating func currentHost() -> ConsumerHost<State> {
+        home ?? ownHost()
+    }
+
+    /// The consumer's own host if it was ever made.
+    var existingOwnHost: ConsumerHost<State>? { own }
 }
 
-/// Carries a value confined to one drain into a job of that same drain.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    // @unchecked: only used to hand a value to a job of the drain it is confined to.
-    let value: Value
+/// The consumer's registration, confined to the drain of the consumer's current host: every access
+/// is from a job of that drain, which debug builds check.
+final class ConsumerMembers: @unchecked Sendable {
+    // @unchecked: only touched through `registration(in:)`, from a job of the host's drain.
+    private let registration: Registration
+    /// The registration's name in drains' removal marks: its identity, readable anywhere.
+    let tag: UInt
 
-    init(_ value: Value) {
-        self.value = value
+    init(_ registration: Registration) {
+        self.registration = registration
+        tag = registration.tag
+    }
+
+    func registration<State>(in host: ConsumerHost<State>) -> Registration {
+        assert(host.drain.isAccessibleFromCurrentThread, "a consumer's members were touched outside its host's drain")
+        return registration
+    }
+}
+
+/// Holds what removal took out of an engine until the remover is done, so that deinits it
+/// triggers (a callback's captures) run outside the engine's work.
+final class Garbage: @unchecked Sendable {
+    // @unchecked: filled by one removal job, read by nobody; released by whichever of the job and
+    // the remover lets go last, both outside the engine's work.
+    private var items: [any Sendable] = []
+
+    func keep(_ removed: [any Sendable]) {
+        items += removed
     }
 }

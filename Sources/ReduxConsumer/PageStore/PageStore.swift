@@ -90,7 +90,8 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
 
     /// Creates a page store whose initial state is built from the global state.
     ///
-    /// Do not create a page from inside the global store's reducer (it reads the global state).
+    /// Do not create a page from inside the global store's reducer: that stops the program with a
+    /// message saying so.
     ///
     /// - Parameters:
     ///   - global: The global store; the page keeps it alive.
@@ -111,6 +112,10 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         deliveringOn queue: DispatchQueue? = nil,
         diagnostics: (@Sendable (_ message: String) -> Void)? = nil
     ) {
+        precondition(
+            !global.drain.isReducingOnCurrentThread,
+            "PageStore<\(State.self), \(GlobalState.self)> was created inside the reducer of its global store \(global): a reducer must only change the state it is given. Create pages where their owner lives (a screen, a request handler, a task), or from a middleware or a callback."
+        )
         let lifecycle = Lock(Lifecycle())
         let isClosed: @Sendable () -> Bool = { lifecycle.withLock { $0.isClosed } }
         let store = Store(

@@ -1,25 +1,22 @@
-/// A live registration with a store; the registration ends when it is cancelled or deinitialised.
+/// A registration with a store: a closure subscriber, a consumer's subscription or an action
+/// listener.
 ///
-/// Keep it as long as you want to be notified, typically in a ``ConsumerBag`` or a property of the
-/// owner. Dropping it cancels the registration, so ignoring the result of `subscribe` is a mistake
-/// the compiler warns about.
+/// A subscription is a handle, like every token of this library (see ``Cancellable``): keeping or
+/// dropping it changes nothing; the registration lasts until ``cancel()`` is called, directly or by
+/// the ``ConsumerBag`` holding it, or until its store is gone.
 public final class Subscription: Cancellable {
     private let onCancel: Lock<(@Sendable () -> Void)?>
 
-    /// Creates a subscription that runs `onCancel` once, on the first `cancel()` or at deinit.
+    /// Creates a subscription that runs `onCancel` once, on the first `cancel()`.
     ///
     /// - Parameter onCancel: What ends the registration.
     public init(onCancel: @escaping @Sendable () -> Void) {
         self.onCancel = Lock(onCancel)
     }
 
-    deinit {
-        cancel()
-    }
-
-    /// Ends the registration. After `cancel()` returns, the subscriber is not called again
-    /// (unless `cancel()` is called from inside another store's callback while this store is busy
-    /// on another thread; then it ends right after that store's current action).
+    /// Ends the registration. Once `cancel()` returns, the subscriber is never called again (a call
+    /// already running on another thread finishes first, unless that thread is waiting for this
+    /// one). Calling it again does nothing.
     public func cancel() {
         let action = onCancel.withLock { action in
             defer { action = nil }

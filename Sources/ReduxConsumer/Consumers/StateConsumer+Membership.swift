@@ -1,0 +1,134 @@
+extension StateConsumer {
+    /// A new member identifier, counted as live from now on, and pending until its add runs;
+    /// `owner` is the member's owner, for an `owner:` member.
+    @usableFromInline
+    func reserveMemberID(owner: (any OwnerTracking)? = nil) -> UInt64 {
+        control.withLock { control in
+            control.lastMemberID += 1
+            control.live.insert(control.lastMemberID)
+            control.admitting.insert(control.lastMemberID)
+            if let owner {
+                control.owners[control.lastMemberID] = owner
+            }
+            return control.lastMemberID
+        }
+    }
+
+    /// Registers one member: every public `add` ends here, through the `@inlinable` helpers in
+    /// `StateConsumer+Add.swift`, which build the enrollment in the caller's module.
+    ///
+    /// The member is admitted at once with the host's current state when the consumer is
+    /// subscribed (its `.instantly` call happens here), or waits for the first state otherwise. From
+    /// inside another store's callbacks while this consumer's store is busy on a third thread, the
+    /// add is queued behind the store's current action; removing the member before it ran cancels
+    /// it.
+    @usableFromInline
+    func enroll(_ enrollment: Enrollment) -> ConsumerToken {
+        onHome(.control) { [control] registration, host in
+            guard control.withLock({ $0.admitting.remove(enrollment.id) != nil }) else {
+                return  // removed before its add ran
+            }
+            if let engine = registration.engine,
+                host.withCurrentState({ engine.admit(enrollment, into: registration, state: $0) })
+            {
+                return
+            }
+            registration.wait(enrollment)
+        }
+        return ConsumerToken(id: enrollment.id, consumer: self)
+    }
+
+    /// Starts (or joins) a subscription of this consumer to `host`'s store; returns the
+    /// subscription's epoch and whether this is its first handle.
+    func beginSubscription(to host: ConsumerHost<State>) -> (epoch: UInt64, isFirst: Bool) {
+        control.withLock { control in
+            if let subscription = control.subscription {
+                precondition(
+                    subscription.host === host,
+                    "StateConsumer<\(State.self)> is subscribed to \(subscription.host) and was subscribed to \(host) too: a consumer belongs to one store at a time. Cancel the first subscription before subscribing it elsewhere, or use one consumer per store."
+                )
+                control.subscription?.handles += 1
+                return (subscription.epoch, false)
+            }
+            control.lastEpoch += 1
+            control.subscription = (host, 1, control.lastEpoch)
+            return (control.lastEpoch, true)
+        }
+    }
+
+    /// Drops one handle of the subscription `epoch`; returns whether it was the last (the
+    /// subscription ends).
+    func endSubscription(epoch: UInt64) -> Bool {
+        control.withLock { control in
+            guard let subscription = control.subscription, subscription.epoch == epoch else { return false }
+            if subscription.handles > 1 {
+                control.subscription?.handles -= 1
+                return false
+            }
+            control.subscription = nil
+            return true
+        }
+    }
+
+    /// Whether the subscription `epoch` to `host` is still on.
+    func isSubscribed(epoch: UInt64, to host: ConsumerHost<State>) -> Bool {
+        control.withLock { $0.subscription?.epoch == epoch && $0.subscription?.host === host }
+    }
+
+    /// Moves the registration to `host` (a store's, as it subscribes the consumer), then runs
+    /// `attach` (submitted from the caller's context once the move is done).
+    ///
+    /// The move runs on the drain of the consumer's own host when it has one, so it is ordered
+    /// with states fed by hand; it detaches the registration from its own engine there, keeping its
+    /// members' last values.
+    func move(to host: ConsumerHost<State>) {
+        let own = control.withLock { control -> ConsumerHost<State>? in
+            guard let own = control.existingOwnHost, control.home === own else {
+                control.home = host
+                return nil
+            }
+            return own
+        }
+        guard let own else { return }
+        let garbage = Garbage()
+        own.drain.submit(.control, generation: ThreadContext.current.generation) { [self] in
+            garbage.keep(hand(from: own, to: host))
+        }
+        withExtendedLifetime(garbage) {}
+    }
+
+    /// Takes the registration out of `host`'s engine and hands it back to the consumer's own host
+    /// (made when next needed); call from a job of `host`'s drain. Returns what removals took out,
+    /// to release once the caller's work is done.
+    func leave(_ host: ConsumerHost<State>) -> [any Sendable] {
+        hand(from: host, to: nil)
+    }
+
+    /// Moves the registration from `from` to `to` (`nil`: no host until one is needed), from a job
+    /// of `from`'s drain: detaches it from `from`'s engine and does the member removals other
+    /// threads marked on that drain, all under the consumer's lock, so no removal decided against
+    /// `from` is lost and none runs against `to` before the registration is there.
+    private func hand(from: ConsumerHost<State>, to: ConsumerHost<State>?) -> [any Sendable] {
+        let registration = members.registration(in: from)
+        return control.withLock { control in
+            var removed: [any Sendable] = []
+            for scope in from.drain.markedRemovals(of: members.tag) {
+                if case .member(let id) = scope {
+                    if let member = registration.remove(id) { removed.append(member) }
+                } else {
+                    removed += registration.removeAll().removed
+                }
+            }
+            if registration.engine === from.engine.value {
+                from.engine.value.detach(registration)
+            }
+            if control.home === from { control.home = to }
+            return removed
+        }
+    }
+
+    /// The registration, for the store feeding the consumer; call from a job of `host`'s drain.
+    func registration(in host: ConsumerHost<State>) -> Registration {
+        members.registration(in: host)
+    }
+}

@@ -1,0 +1,53 @@
+/// One consumer's members on one selection, as the engine sees it: the group's place in the call
+/// order, the node it is attached to, and closures specialised for its value type.
+///
+/// A group is made by `@inlinable` code in the caller's module when the consumer's first member on
+/// a selection is added (see ``Enrollment``); its closures capture only its typed half, which then
+/// serves as their context, so they cost no allocation of their own. Confined to the drain of the
+/// engine it is in.
+@usableFromInline
+final class MemberGroup {
+    /// The selection's key, or `nil` for a group no other member may join.
+    let key: GroupKey?
+    /// The call order of the group's consumer in its engine: consumers are called in the order
+    /// they subscribed, each one's members together.
+    var order: UInt64 = 0
+    /// The node evaluating the group's selection, while the group is in an engine.
+    var node: SelectionNode?
+    /// The typed half, for everything but evaluation and delivery.
+    @usableFromInline let members: any GroupMembers
+    /// Compares a state with a cell and records a change (see ``SelectionNode/evaluate``).
+    let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
+    /// Calls every live member with the cell's change, in identifier order; `drain` is the drain
+    /// running the call, which checks for removals made from other threads.
+    let deliverAll: (_ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
+    /// Calls the member in one slot, if it is live.
+    let deliverSlot: (_ slot: Int, _ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
+
+    @usableFromInline
+    init(
+        key: GroupKey?,
+        members: any GroupMembers,
+        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
+        deliverAll: @escaping (UnsafeMutableRawPointer, Drain) -> Void,
+        deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void
+    ) {
+        self.key = key
+        self.members = members
+        self.evaluate = evaluate
+        self.deliverAll = deliverAll
+        self.deliverSlot = deliverSlot
+    }
+
+    /// The only member of a group no other member may join (`key == nil`), known without asking
+    /// the typed half: such groups are the common case of a consumer with several fired groups
+    /// (closure selectors), and ordering them needs no more than this.
+    var soleMember: UInt64?
+
+    /// The identifier of the first live member, for ordering groups of one consumer.
+    var firstLiveMember: UInt64 {
+        if let soleMember { return soleMember }
+        let slot = members.liveSlot(from: 0)
+        return slot < members.slotCount ? members.identifier(atSlot: slot) : .max
+    }
+}

@@ -1,0 +1,95 @@
+/// Everything one ``StateConsumer`` registered: its groups, which member is where, and the members
+/// still waiting for a first state.
+///
+/// It lives in the engine of whatever feeds the consumer (a store, or the consumer itself when it
+/// is fed by hand) and moves with the consumer between them; confined to the drain of that feeder.
+final class Registration {
+    /// The consumer's call order in ``engine``.
+    var order: UInt64 = 0
+    /// The engine whose nodes the groups are attached to, or `nil` while none is.
+    var engine: SelectionEngine?
+    /// Groups by selection key, for members joining them.
+    var groupsByKey: [GroupKey: MemberGroup] = [:]
+    /// Every group, keyed or not.
+    var groups: [MemberGroup] = []
+    /// The group of every admitted member: removal finds a member in O(1) plus a binary search.
+    var groupOfMember: [UInt64: MemberGroup] = [:]
+    /// Members added while no state was known, in identifier order; admitted with the next state.
+    var waiting: [Enrollment] = []
+    /// Where callbacks are posted, for a consumer that delivers on a queue.
+    let gate: DeliveryGate?
+
+    init(gate: DeliveryGate?) {
+        self.gate = gate
+    }
+
+    /// Names the registration in removal marks and in the callback a drain is calling (see
+    /// ``Drain``); unique while the registration lives.
+    var tag: UInt {
+        UInt(bitPattern: ObjectIdentifier(self))
+    }
+
+    /// Members admitted or waiting.
+    var memberCount: Int {
+        groupOfMember.count + waiting.count
+    }
+
+    func add(_ group: MemberGroup) {
+        groups.append(group)
+        if let key = group.key {
+            groupsByKey[key] = group
+        }
+    }
+
+    func remove(_ group: MemberGroup) {
+        if let index = groups.firstIndex(where: { $0 === group }) {
+            groups.remove(at: index)
+        }
+        if let key = group.key, groupsByKey[key] === group {
+            groupsByKey.removeValue(forKey: key)
+        }
+    }
+
+    /// Queues a member for the next state, keeping identifier order (a member queued from another
+    /// thread may arrive after a later one).
+    func wait(_ enrollment: Enrollment) {
+        if let last = waiting.last, last.id > enrollment.id {
+            let index = waiting.firstIndex { $0.id > enrollment.id } ?? waiting.endIndex
+            waiting.insert(enrollment, at: index)
+        } else {
+            waiting.append(enrollment)
+        }
+    }
+
+    /// Removes one member; returns what it held (to release once the caller's work is done), or
+    /// `nil` when it was not registered.
+    func remove(_ member: UInt64) -> (any Sendable)? {
+        guard let group = groupOfMember.removeValue(forKey: member) else {
+            guard let index = waiting.firstIndex(where: { $0.id == member }) else { return nil }
+            return waiting.remove(at: index)
+        }
+        let removed = group.members.remove(member)
+        if group.members.liveCount == 0 {
+            group.members.silence()
+            remove(group)
+            engine?.detach(group)
+        }
+        return removed
+    }
+
+    /// Removes every member; returns how many there were and what they held.
+    func removeAll() -> (count: Int, removed: [any Sendable]) {
+        let count = memberCount
+        var removed: [any Sendable] = waiting
+        waiting.removeAll()
+        for group in groups {
+            group.members.silence()
+            removed += group.members.removeAll()
+            engine?.detach(group)
+        }
+        groups.removeAll()
+        groupsByKey.removeAll()
+        groupOfMember.removeAll()
+        return (count, removed)
+    }
+}

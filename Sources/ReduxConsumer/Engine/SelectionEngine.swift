@@ -1,0 +1,301 @@
+/// The consumers fed by one source (a store, or a consumer fed by hand): their evaluations, shared
+/// by selection, and the pass that calls the members whose values changed.
+///
+/// A pass reads and compares each distinct selection once (``SelectionNode``), however many
+/// consumers watch it, then calls the fired members in the order of their consumers' subscription
+/// and, within a consumer, in the order the members were added. A consumer whose values did not
+/// change costs nothing: the pass walks nodes, never consumers.
+///
+/// The engine knows no `State`: the state comes by address, and the closures that read it were
+/// compiled for the caller's types (see ``TypedGroup``). It is confined to the drain of its source,
+/// and is only reached through that source's ``DrainBound``.
+final class SelectionEngine {
+    // `@exclusivity(unchecked)` on the tables a pass reads: the engine is confined to its drain
+    // (its ``DrainBound`` checks that in debug builds) and no access spans a user callback (the
+    // pass walks a local copy of `nodes`, and reads the fired lists between callbacks), so
+    // accesses never overlap; the dynamic check would cost more than an evaluation.
+
+    /// The drain the engine is confined to, which runs its callbacks.
+    let drain: Drain
+    /// The memos of the derived values watched here.
+    let derivations = DerivationCache()
+    /// Every node, in no particular order: a node leaves in O(1) by swapping with the last one.
+    @exclusivity(unchecked) private var nodes: [SelectionNode] = []
+    private var nodeByKey: [GroupKey: SelectionNode] = [:]
+    private var nextOrder: UInt64 = 0
+    /// The pass in progress: nodes that fired, then their groups in call order.
+    @exclusivity(unchecked) private var firedNodes: [SelectionNode] = []
+    @exclusivity(unchecked) private var firedGroups: [MemberGroup] = []
+    /// Runs of `firedGroups` that belong to one consumer.
+    @exclusivity(unchecked) private var runs: [Run] = []
+
+    /// A consumer's fired groups in a pass: `firedGroups[start..<end]`, all with call order `order`.
+    struct Run {
+        let order: UInt64
+        let start: Int
+        let end: Int
+    }
+
+    init(drain: Drain) {
+        self.drain = drain
+    }
+
+    deinit {
+        // Nodes and groups refer to each other; break the cycles.
+        for node in nodes {
+            for group in node.groups {
+                group.node = nil
+            }
+            node.groups.removeAll()
+        }
+    }
+
+    /// The number of distinct evaluations a pass makes.
+    var nodeCount: Int { nodes.count }
+
+    /// Hands out the next call order: consumers and closure subscribers are called in the order
+    /// they got theirs.
+    func takeOrder() -> UInt64 {
+        nextOrder += 1
+        return nextOrder
+    }
+
+    // MARK: Membership
+
+    /// Admits a member into `registration`, which is in this engine, starting from the state at
+    /// `state`; fires it at once when it asked for `.instantly`.
+    func admit(_ enrollment: Enrollment, into registration: Registration, state: UnsafeMutableRawPointer) {
+        let group: MemberGroup
+        if let key = enrollment.key, let existing = registration.groupsByKey[key] {
+            enrollment.join(existing)
+            group = existing
+        } else {
+            let node = enrollment.key.flatMap { nodeByKey[$0] }
+            derivations.beginPass()
+            group = enrollment.makeGroup(state, node?.cell, registration.gate, registration.tag, derivations)
+            group.order = registration.order
+            if enrollment.key == nil {
+                group.soleMember = enrollment.id
+            }
+            registration.add(group)
+            attach(group, to: node)
+        }
+        registration.groupOfMember[enrollment.id] = group
+        enrollment.fireInstantly?(group, state, drain)
+    }
+
+    /// Brings `registration` into this engine with the state at `state`: each group compares its
+    /// members' last value with the state and calls them if it changed (in member order, as a pass
+    /// would), then shares the engine's evaluation; members waiting for a first state are admitted.
+    func attach(_ registration: Registration, order: UInt64, state: UnsafeMutableRawPointer) {
+        assert(registration.engine == nil, "a registration attached twice")
+        registration.engine = self
+        registration.order = order
+        var changed: [MemberGroup] = []
+        derivations.beginPass()
+        for group in registration.groups {
+            group.order = registration.order
+            if group.evaluate(state, group.members.ownCell, derivations) {
+                changed.append(group)
+            }
+        }
+        if !changed.isEmpty {
+            // Delivered from each group's own cell, before it shares the node's.
+            deliver(changed, ordered: true, state: state)
+        }
+        for group in registration.groups where group.node == nil {
+            attach(group, to: group.key.flatMap { nodeByKey[$0] })
+        }
+        admitWaiting(in: registration, state: state)
+    }
+
+    /// Admits the members of `registration` that wait for a first state, in identifier order.
+    func admitWaiting(in registration: Registration, state: UnsafeMutableRawPointer) {
+        while !registration.waiting.isEmpty {
+            let next = registration.waiting.removeFirst()
+            admit(next, into: registration, state: state)
+        }
+    }
+
+    /// Takes `registration` out of this engine: each group keeps its last value in a cell of its
+    /// own, to compare with when it comes back. No callback of its runs again here, not even later
+    /// in a pass in progress.
+    func detach(_ registration: Registration) {
+        for group in registration.groups {
+            group.members.silence()
+            group.members.keepOwnCell()
+            detach(group)
+        }
+        registration.engine = nil
+    }
+
+    private func attach(_ group: MemberGroup, to existing: SelectionNode?) {
+        let node: SelectionNode
+        if let existing {
+            node = existing
+            group.members.share(node.cell)
+        } else {
+            node = SelectionNode(key: group.key, cell: group.members.ownCell, evaluate: group.evaluate)
+            node.index = nodes.count
+            nodes.append(node)
+            if let key = group.key {
+                nodeByKey[key] = node
+            }
+        }
+        group.members.resume()
+        group.node = node
+        node.attach(group)
+    }
+
+    /// Detaches a group from its node, dropping the node once no group is left.
+    func detach(_ group: MemberGroup) {
+        guard let node = group.node else { return }
+        group.node = nil
+        node.detach(group)
+        guard node.groups.isEmpty else { return }
+        let last = nodes.removeLast()
+        if last !== node {
+            nodes[node.index] = last
+            last.index = node.index
+        }
+        node.index = -1
+        if let key = node.key, nodeByKey[key] === node {
+            nodeByKey.removeValue(forKey: key)
+        }
+    }
+
+    // MARK: The pass
+
+    /// Evaluates every node with the state at `state` and orders the groups to call; returns the
+    /// fired runs, one per consumer, in call order.
+    ///
+    /// - Complexity: One evaluation per distinct selection, plus O(g log g) in the fired groups
+    ///   when more than one node fired.
+    func evaluate(_ state: UnsafeMutableRawPointer) -> [Run] {
+        firedNodes.removeAll(keepingCapacity: true)
+        firedGroups.removeAll(keepingCapacity: true)
+        runs.removeAll(keepingCapacity: true)
+        derivations.beginPass()
+        let derivations = derivations
+        // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
+        // changes the engine's copy, not the one being walked.
+        let nodes = self.nodes
+        nodes.withUnsafeBufferPointer { nodes in
+            for index in nodes.indices {
+                // Unretained: the local copy of the list keeps every node alive during the loop.
+                let node = Unmanaged.passUnretained(nodes[index])
+                if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell, derivations) }) {
+                    firedNodes.append(nodes[index])
+                }
+            }
+        }
+        guard !firedNodes.isEmpty else { return [] }
+        for node in firedNodes {
+            firedGroups += node.groups
+        }
+        if firedNodes.count > 1 {
+            // Each node's groups are in call order already; several nodes interleave.
+            firedGroups.sort { ($0.order, $0.firstLiveMember) < ($1.order, $1.firstLiveMember) }
+        }
+        var start = 0
+        while start < firedGroups.count {
+            let order = firedGroups[start].order
+            var end = start + 1
+            while end < firedGroups.count, firedGroups[end].order == order {
+                end += 1
+            }
+            runs.append(Run(order: order, start: start, end: end))
+            start = end
+        }
+        return runs
+    }
+
+    /// Calls the members of one run (one consumer's fired groups), in member order.
+    func deliver(_ run: Run, state: UnsafeMutableRawPointer) {
+        if run.end - run.start == 1 {
+            firedGroups[run.start].deliverAll(state, drain)
+        } else if firedGroups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
+            // One member per group (closure selectors): `firedGroups` is sorted by it already.
+            for index in run.start..<run.end {
+                firedGroups[index].deliverAll(state, drain)
+            }
+        } else {
+            deliver(Array(firedGroups[run.start..<run.end]), ordered: false, state: state)
+        }
+    }
+
+    /// Ends a pass: forgets what fired.
+    func endPass() {
+        firedNodes.removeAll(keepingCapacity: true)
+        firedGroups.removeAll(keepingCapacity: true)
+        runs.removeAll(keepingCapacity: true)
+    }
+
+    /// Calls the members of several groups of one consumer interleaved by member identifier (the
+    /// order they were added), as if each were alone: a k-way merge.
+    ///
+    /// - Complexity: O(m log k) for m members in k groups.
+    private func deliver(_ groups: [MemberGroup], ordered: Bool, state: UnsafeMutableRawPointer) {
+        var heap = MemberHeap()
+        var cursors = [Int](repeating: 0, count: groups.count)
+        var ends = [Int](repeating: 0, count: groups.count)
+        for (index, group) in groups.enumerated() {
+            group.members.beginIteration()
+            ends[index] = group.members.slotCount
+            let slot = group.members.liveSlot(from: 0)
+            cursors[index] = slot
+            if slot < ends[index] {
+                heap.push(member: group.members.identifier(atSlot: slot), group: index)
+            }
+        }
+        while let (_, index) = heap.popMin() {
+            let group = groups[index]
+            let slot = cursors[index]
+            group.deliverSlot(slot, state, drain)
+            let next = group.members.liveSlot(from: slot + 1)
+            cursors[index] = next
+            if next < ends[index] {
+                heap.push(member: group.members.identifier(atSlot: next), group: index)
+            }
+        }
+        for group in groups {
+            group.members.endIteration()
+        }
+    }
+}
+
+/// A binary min-heap of (member identifier, group index), for merging a consumer's fired groups.
+private struct MemberHeap {
+    private var items: [(member: UInt64, group: Int)] = []
+
+    mutating func push(member: UInt64, group: Int) {
+        items.append((member, group))
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].member < items[parent].member else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func popMin() -> (member: UInt64, group: Int)? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < items.count, items[left].member < items[smallest].member { smallest = left }
+                if right < items.count, items[right].member < items[smallest].member { smallest = right }
+                guard smallest != parent else { break }
+                items.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return first
+    }
+}

@@ -1,0 +1,193 @@
+/// Elements kept in increasing identifier order, with O(log n) removal by identifier and iteration
+/// that survives removals and insertions made while it runs.
+///
+/// A removed element leaves a hole (`nil`) that iteration skips; holes are squeezed out once they
+/// outnumber the live elements, but never while an iteration runs (slot numbers must stay put
+/// then). An element inserted while an iteration runs waits in `pending` and joins when the last
+/// iteration ends, so an iteration never sees it: members added during a pass start with the next
+/// state. Identifiers need not arrive in order: an insertion goes to its sorted place, so removal
+/// by binary search always finds its element.
+///
+/// Used for every ordered list of the engine: a consumer group's members, a store's closure
+/// subscribers and its action listeners.
+@usableFromInline
+struct SlotList<Element> {
+    /// Identifiers in slot order, strictly increasing.
+    @usableFromInline var identifiers: [UInt64] = []
+    /// Parallel to `identifiers`; `nil` for a removed element.
+    @usableFromInline var elements: [Element?] = []
+    /// Inserted during an iteration, in arrival order; merged when the last iteration ends.
+    @usableFromInline var pending: [(identifier: UInt64, element: Element)] = []
+    @usableFromInline var holes = 0
+    @usableFromInline var iterationDepth = 0
+
+    @inlinable
+    init() {}
+
+    /// The number of live elements, pending ones included.
+    @inlinable
+    var count: Int { elements.count - holes + pending.count }
+
+    @inlinable
+    var isEmpty: Bool { count == 0 }
+
+    /// The number of slots an iteration walks (holes included, pending ones excluded).
+    @inlinable
+    var slotCount: Int { elements.count }
+
+    /// The live element in `slot`, or `nil` for a hole.
+    @inlinable
+    subscript(slot slot: Int) -> Element? {
+        elements[slot]
+    }
+
+    /// The identifier of the element in `slot` (a hole keeps the identifier it had).
+    @inlinable
+    func identifier(atSlot slot: Int) -> UInt64 {
+        identifiers[slot]
+    }
+
+    /// The first live slot at or after `slot`, or `slotCount`.
+    @inlinable
+    func liveSlot(from slot: Int) -> Int {
+        var slot = slot
+        while slot < elements.count, elements[slot] == nil {
+            slot += 1
+        }
+        return slot
+    }
+
+    /// Inserts `element` at its place in identifier order (or, during an iteration, once the
+    /// iteration is over).
+    ///
+    /// - Complexity: O(1) when `identifier` is the largest so far (the usual case), O(n) otherwise.
+    @inlinable
+    mutating func insert(_ element: Element, identifier: UInt64) {
+        guard iterationDepth == 0 else {
+            pending.append((identifier, element))
+            return
+        }
+        place(element, identifier: identifier)
+    }
+
+    /// Removes and returns the element with `identifier`, or `nil` if there is none.
+    ///
+    /// - Complexity: O(log n), plus an occasional compaction outside iterations.
+    @inlinable
+    @discardableResult
+    mutating func remove(_ identifier: UInt64) -> Element? {
+        if let slot = slot(of: identifier), let element = elements[slot] {
+            elements[slot] = nil
+            holes += 1
+            compactIfWorthIt()
+            return element
+        }
+        if let index = pending.firstIndex(where: { $0.identifier == identifier }) {
+            return pending.remove(at: index).element
+        }
+        return nil
+    }
+
+    /// Removes every element and returns them, in order.
+    @inlinable
+    mutating func removeAll() -> [Element] {
+        var removed: [Element] = []
+        removed.reserveCapacity(count)
+        for slot in elements.indices {
+            if let element = elements[slot] {
+                removed.append(element)
+                elements[slot] = nil
+                holes += 1
+            }
+        }
+        removed += pending.map(\.element)
+        pending.removeAll()
+        compactIfWorthIt()
+        return removed
+    }
+
+    /// Whether an element with `identifier` is here.
+    @inlinable
+    func contains(_ identifier: UInt64) -> Bool {
+        if let slot = slot(of: identifier), elements[slot] != nil {
+            return true
+        }
+        return pending.contains { $0.identifier == identifier }
+    }
+
+    /// Starts an iteration over `0..<slotCount`: slots stay put until the matching
+    /// ``endIteration()``.
+    @inlinable
+    mutating func beginIteration() {
+        iterationDepth += 1
+    }
+
+    /// Ends an iteration; the last one to end merges pending insertions and compacts.
+    @inlinable
+    mutating func endIteration() {
+        iterationDepth -= 1
+        guard iterationDepth == 0 else { return }
+        if !pending.isEmpty {
+            let arrivals = pending
+            pending.removeAll()
+            for (identifier, element) in arrivals {
+                place(element, identifier: identifier)
+            }
+        }
+        compactIfWorthIt()
+    }
+
+    /// The slot holding `identifier` (live or a hole), by binary search.
+    @inlinable
+    func slot(of identifier: UInt64) -> Int? {
+        var low = 0
+        var high = identifiers.count
+        while low < high {
+            let middle = (low + high) / 2
+            if identifiers[middle] < identifier {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low < identifiers.count && identifiers[low] == identifier ? low : nil
+    }
+
+    @inlinable
+    mutating func place(_ element: Element, identifier: UInt64) {
+        if let last = identifiers.last, last >= identifier {
+            var low = 0
+            var high = identifiers.count
+            while low < high {
+                let middle = (low + high) / 2
+                if identifiers[middle] < identifier {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            precondition(identifiers[low] != identifier, "SlotList: identifier \(identifier) inserted twice")
+            identifiers.insert(identifier, at: low)
+            elements.insert(element, at: low)
+        } else {
+            identifiers.append(identifier)
+            elements.append(element)
+        }
+    }
+
+    /// Squeezes out holes once they outnumber the live elements, unless an iteration runs.
+    @inlinable
+    mutating func compactIfWorthIt() {
+        guard iterationDepth == 0, holes > 0, holes * 2 >= elements.count else { return }
+        var kept = 0
+        for slot in elements.indices {
+            guard let element = elements[slot] else { continue }
+            elements[kept] = element
+            identifiers[kept] = identifiers[slot]
+            kept += 1
+        }
+        elements.removeLast(elements.count - kept)
+        identifiers.removeLast(identifiers.count - kept)
+        holes = 0
+    }
+}

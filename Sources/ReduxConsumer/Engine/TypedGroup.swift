@@ -1,0 +1,270 @@
+/// The typed half of a ``MemberGroup``: one consumer's members on one selection, their callbacks
+/// and the cell they read `old` and `new` from.
+///
+/// Made by `@inlinable` code when a consumer is added, so the closures it hands the engine
+/// (evaluate and deliver) are compiled in the caller's module for its concrete `State` and
+/// `Value`: comparing an `Int` is a compare instruction, not a call through a witness table.
+/// Everything else the engine asks of it goes through ``GroupMembers``.
+///
+/// Confined to the host drain of its engine.
+@usableFromInline
+final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
+    // @unchecked: confined to its engine's drain, which the engine's entry points check in debug
+    // builds.
+
+    // `@exclusivity(unchecked)`: read for every callback; confinement rules out accesses from two
+    // threads, and no access spans a user callback (a callback is copied out before it is called).
+
+    /// Where `old` and `new` come from: the evaluation's shared cell while the group is attached,
+    /// a cell of its own while it is not.
+    @exclusivity(unchecked) @usableFromInline var cell: ValueCell<Value>
+    /// The members' callbacks, by member identifier.
+    @exclusivity(unchecked) @usableFromInline var members = SlotList<ConsumerCallback<State, Value>>()
+    /// Set when the group leaves its engine: a delivery loop in progress stops at once.
+    @exclusivity(unchecked) @usableFromInline var isSilenced = false
+    /// Where callbacks are posted for a consumer that delivers on a queue; `nil` to call them now.
+    @usableFromInline let gate: DeliveryGate?
+    /// The consumer's registration, as drains name it (see ``Registration/tag``).
+    @usableFromInline let tag: UInt
+
+    @inlinable
+    init(cell: ValueCell<Value>, gate: DeliveryGate?, tag: UInt) {
+        self.cell = cell
+        self.gate = gate
+        self.tag = tag
+    }
+
+    /// Calls (or posts) every live member present when the delivery starts, in identifier order,
+    /// with the cell's `previous` and `last`; stops if the group is silenced meanwhile.
+    @inlinable
+    func deliverAll(state: UnsafeMutableRawPointer, drain: Drain) {
+        let state = state.assumingMemoryBound(to: State.self)
+        members.beginIteration()
+        let end = members.slotCount
+        var slot = 0
+        while slot < end, !isSilenced {
+            if let callback = members[slot: slot] {
+                deliver(callback, member: members.identifier(atSlot: slot), state: state, drain: drain)
+            }
+            slot += 1
+        }
+        members.endIteration()
+    }
+
+    /// Calls (or posts) the member in `slot` if it is live and the group is not silenced.
+    @inlinable
+    func deliver(slot: Int, state: UnsafeMutableRawPointer, drain: Drain) {
+        guard !isSilenced, slot < members.slotCount, let callback = members[slot: slot] else { return }
+        deliver(
+            callback, member: members.identifier(atSlot: slot), state: state.assumingMemoryBound(to: State.self),
+            drain: drain)
+    }
+
+    /// Calls (or posts) one member with the cell's values.
+    @inlinable
+    func deliver(
+        _ callback: ConsumerCallback<State, Value>,
+        member: UInt64,
+        state: UnsafeMutablePointer<State>,
+        drain: Drain
+    ) {
+        let old = cell.previous
+        let new = cell.last
+        deliver(callback, member: member, old: old, new: new, state: state, drain: drain)
+    }
+
+    /// Calls (or posts) one member with the given values, unless another thread removed it: the
+    /// drain checks, and tells removers which member it is calling (see ``Drain``).
+    @inlinable
+    func deliver(
+        _ callback: ConsumerCallback<State, Value>,
+        member: UInt64,
+        old: Value,
+        new: Value,
+        state: UnsafeMutablePointer<State>,
+        drain: Drain
+    ) {
+        guard drain.willCall(tag: tag, member: member) else { return }
+        if let gate {
+            gate.post(
+                member: member,
+                PendingChange(callback, old: old, new: new, state: callback.needsState ? state.pointee : nil))
+        } else {
+            callback.call(old: old, new: new, state: state)
+        }
+        drain.didCall()
+    }
+}
+
+extension TypedGroup {
+    /// The engine's handle on this group: closures that capture the group alone, so it serves as
+    /// their context and they cost no allocation.
+    @inlinable
+    func memberGroup(key: GroupKey?, evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool)
+        -> MemberGroup
+    {
+        MemberGroup(
+            key: key,
+            members: self,
+            evaluate: evaluate,
+            deliverAll: { [self] state, drain in deliverAll(state: state, drain: drain) },
+            deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) }
+        )
+    }
+
+    /// The typed half of `group`, which a member of this selection made (same key, same types).
+    @inlinable
+    static func typed(_ group: MemberGroup) -> TypedGroup {
+        unsafeDowncast(group.members as AnyObject, to: TypedGroup.self)
+    }
+
+    /// An evaluation that fires for every state (`isEqual == nil`, `.pulse`), or when `isEqual`
+    /// says the value changed.
+    @inlinable
+    static func evaluator(
+        _ selection: Selection<State, Value>,
+        isEqual: (@Sendable (Value, Value) -> Bool)?
+    ) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool {
+        guard let isEqual else {
+            return { state, cell, cache in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                return cell.advance(
+                    to: selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo))
+            }
+        }
+        return { state, cell, cache in
+            let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+            let value = selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
+            return isEqual(cell.last, value) ? false : cell.advance(to: value)
+        }
+    }
+}
+
+extension TypedGroup where Value: Equatable {
+    /// An evaluation compared with `==`, which specialisation turns into a plain compare for simple
+    /// values. One closure per kind of selection rather than a `switch` inside one: the common
+    /// case (a stored property) compiles to a load and a compare.
+    @inlinable
+    static func evaluator(_ selection: Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache)
+        -> Bool
+    {
+        switch selection {
+        case .offset(let offset):
+            return { state, cell, _ in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                let value = state.load(fromByteOffset: offset, as: Value.self)
+                return value == cell.last ? false : cell.advance(to: value)
+            }
+        case .keyPath(let keyPath):
+            return { state, cell, _ in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                let value = state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
+                return value == cell.last ? false : cell.advance(to: value)
+            }
+        case .closure(let select):
+            return { state, cell, _ in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                let value = Selection.call(select, with: &state.assumingMemoryBound(to: State.self).pointee)
+                return value == cell.last ? false : cell.advance(to: value)
+            }
+        case .derived(let derived):
+            return { state, cell, cache in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                let value = derived.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
+                return value == cell.last ? false : cell.advance(to: value)
+            }
+        }
+    }
+}
+
+extension TypedGroup: GroupMembers {
+    @usableFromInline
+    var liveCount: Int { members.count }
+
+    @usableFromInline
+    var slotCount: Int { members.slotCount }
+
+    @usableFromInline
+    func identifier(atSlot slot: Int) -> UInt64 {
+        members.identifier(atSlot: slot)
+    }
+
+    @usableFromInline
+    func liveSlot(from slot: Int) -> Int {
+        members.liveSlot(from: slot)
+    }
+
+    @usableFromInline
+    func beginIteration() {
+        members.beginIteration()
+    }
+
+    @usableFromInline
+    func endIteration() {
+        members.endIteration()
+    }
+
+    @usableFromInline
+    func remove(_ member: UInt64) -> (any Sendable)? {
+        members.remove(member)
+    }
+
+    @usableFromInline
+    func removeAll() -> [any Sendable] {
+        members.removeAll()
+    }
+
+    @usableFromInline
+    func silence() {
+        isSilenced = true
+    }
+
+    @usableFromInline
+    func resume() {
+        isSilenced = false
+    }
+
+    @usableFromInline
+    func keepOwnCell() {
+        cell = ValueCell(baseline: cell.last)
+    }
+
+    @usableFromInline
+    func share(_ cell: AnyObject) {
+        self.cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+    }
+
+    @usableFromInline
+    var ownCell: AnyObject { cell }
+
+}
+
+/// What the engine, which knows no value types, may ask of a group's typed half. Off the hot
+/// path: evaluation and delivery go through closures specialised for the types (see
+/// ``MemberGroup``).
+@usableFromInline
+protocol GroupMembers: AnyObject {
+    /// Live members, pending ones included.
+    var liveCount: Int { get }
+    /// Slots a delivery walks.
+    var slotCount: Int { get }
+    func identifier(atSlot slot: Int) -> UInt64
+    /// The first live slot at or after `slot` (or `slotCount`).
+    func liveSlot(from slot: Int) -> Int
+    func beginIteration()
+    func endIteration()
+    /// Removes a member; returns its callback, to be released outside the engine's work.
+    func remove(_ member: UInt64) -> (any Sendable)?
+    /// Removes every member; returns their callbacks.
+    func removeAll() -> [any Sendable]
+    /// Stops any delivery in progress and every later one.
+    func silence()
+    /// Delivers again: the group is back in an engine.
+    func resume()
+    /// Leaves the shared cell: keep a copy of the last value, to compare with on return.
+    func keepOwnCell()
+    /// Joins an evaluation: read `old` and `new` from its cell from now on.
+    func share(_ cell: AnyObject)
+    /// The cell the group reads now.
+    var ownCell: AnyObject { get }
+}

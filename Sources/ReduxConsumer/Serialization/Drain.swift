@@ -1,0 +1,425 @@
+import ReduxConsumerAtomics
+
+/// Work for a ``Drain``: a dispatch, or a change to the consumers it serializes.
+typealias DrainJob = @Sendable () -> Void
+
+/// A serial executor that runs on the threads that call it: the heart of every store's ordering.
+///
+/// Jobs run one at a time, in one order, on the callers' own threads: the first caller to find the
+/// drain idle becomes its *owner* and runs jobs until the queue is empty (or until its own job is
+/// done and another thread waits, which then takes over). The rules and their states live in
+/// ``DrainStateMachine``; this type holds the lock, the threads' waits, and the jobs.
+///
+/// How a job is run depends on its ``Kind`` and on where it comes from:
+///
+/// | from | `dispatch` | `control` | `removal` |
+/// | --- | --- | --- | --- |
+/// | this drain's own jobs (re-entrant) | after the current job | now | now |
+/// | inside a reducer (of any store) | after the reducer returns | same | now |
+/// | a thread inside another drain's work, this one busy | queued | queued | marked, then queued |
+/// | any other thread, this one busy | waits for it | waits for it | marked, then queued |
+///
+/// ## Removals are final at once
+/// A removal must hold when it returns, yet it cannot wait for the owner's current job: that job
+/// may be a callback waiting for the remover. So a removal on a drain busy on another thread
+/// *marks* what it removes and queues the job that removes it for good; until that job has run,
+/// the owner checks the marks before every callback (``willCall(tag:member:)``), and skips what is
+/// marked. The owner publishes which callback it is about to call before it checks, and the
+/// remover looks at that after marking, with a memory barrier between store and load on each side
+/// (an asymmetric pair: nearly free for the owner, see `ReduxConsumerAtomics`): either the owner
+/// sees the mark, or the remover sees the call in progress and waits for that one call to return.
+/// That wait is the only one a removal makes, and it ends early if the caller parks (see
+/// ``ThreadContext/parked(_:)``), so it cannot close a cycle.
+///
+/// State confined to the drain (observers, consumers) lives in ``DrainBound`` values, which check
+/// in debug builds that only the owner touches them.
+@usableFromInline
+final class Drain: @unchecked Sendable {
+    // @unchecked: `machine` is guarded by its lock; `local` and `deferred` are only touched by the
+    // thread that owns the drain (drains change owner through that lock); the call slots are
+    // atomics.
+
+    /// How a job is ordered; see the type's table.
+    enum Kind {
+        /// An action: re-entrant ones run after the current job.
+        case dispatch
+        /// Adding a consumer or a subscription: re-entrant ones run at once.
+        case control
+        /// Removing one: always in effect when `submit` returns.
+        case removal
+    }
+
+    private let machine = Lock(DrainStateMachine())
+    // `@exclusivity(unchecked)` on `local` and `deferred`: only the owner touches them, in short
+    // accesses that never span a job, so accesses cannot overlap.
+    /// Jobs submitted by the owner's own jobs, run right after the current one.
+    @exclusivity(unchecked) private var local: [(job: DrainJob, generation: Int)] = []
+    /// Jobs submitted (to any drain) while this drain's reducer runs on its owner's thread, run
+    /// once the reducer has returned.
+    @exclusivity(unchecked) private var deferred: [(target: Drain, job: DrainJob, kind: Kind, generation: Int)] = []
+    /// Whether the owner's state changed since it was last published (see ``setPublisher(_:)``).
+    @exclusivity(unchecked) private var needsPublishing = false
+    /// Copies the owner's state to where other threads read it, under the drain's lock.
+    private var publish: (() -> Void)?
+    /// The callback the owner is calling (its tag and member), and how many removal marks are
+    /// pending: three words the owner writes and other threads read, with relaxed atomics.
+    private let callSlots: UnsafeMutablePointer<UInt>
+
+    private static let tagSlot = 0
+    private static let memberSlot = 1
+    private static let markCountSlot = 2
+
+    init() {
+        rc_setup()
+        // Allocated here, freed in deinit; only ever accessed through the `rc_` atomics.
+        callSlots = .allocate(capacity: 3)
+        callSlots.initialize(repeating: 0, count: 3)
+    }
+
+    deinit {
+        callSlots.deinitialize(count: 3)
+        callSlots.deallocate()
+    }
+
+    /// Runs `job` in this drain's order; see the type's table for when.
+    ///
+    /// - Parameters:
+    ///   - kind: How the job is ordered.
+    ///   - generation: The job's place in a chain of dispatches (see ``ThreadContext``).
+    ///   - context: The calling thread's context, if the caller has it at hand.
+    ///   - job: The work, run at once when the drain is idle: no allocation then.
+    ///   - queueing: An escaping copy of `job`, asked for only when it must wait in a queue.
+    /// - Complexity: Two uncontended lock round trips when the drain is idle.
+    func submit(
+        _ kind: Kind,
+        generation: Int,
+        context: ThreadContext = .current,
+        _ job: () -> Void,
+        queueing: () -> DrainJob
+    ) {
+        if let reducing = context.reducing, kind != .removal {
+            // A reducer's dispatches and additions wait until it has returned: no store runs, and
+            // no consumer is added, in the middle of a reducer.
+            reducing.deferred.append((self, queueing(), kind, generation))
+            return
+        }
+        if context.owns(self) {
+            if kind == .dispatch {
+                local.append((queueing(), generation))
+            } else {
+                job()
+            }
+            return
+        }
+        let thread = ObjectIdentifier(context)
+        // Waiting here from inside another drain's work could close a cycle of waits.
+        let waits = !context.isHolder
+        let ticket: UInt64? = machine.withLock { machine in
+            if machine.acquire(by: thread) { return nil }
+            return machine.enqueue(queueing(), generation: generation, isWaited: waits)
+        }
+        guard let ticket else {
+            runAsOwner(job, generation: generation, context: context)
+            return
+        }
+        if waits {
+            wait(for: ticket, context: context)
+        }
+    }
+
+    /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
+    /// while the owner is being built.
+    func setPublisher(_ publish: @escaping () -> Void) {
+        assert(self.publish == nil && snapshot.owner == nil, "a drain's publisher was set twice or late")
+        self.publish = publish
+    }
+
+    /// Notes that the owner's state changed: it is published with the next lock round trip the
+    /// drain makes anyway (when the current job is done), or by ``publishIfNeeded()``.
+    func needsPublish() {
+        needsPublishing = true
+    }
+
+    /// Publishes the owner's state now if it changed since it was last published.
+    func publishIfNeeded() {
+        guard needsPublishing else { return }
+        needsPublishing = false
+        machine.withLock { _ in publish?() }
+    }
+
+    /// Runs `job` now if the drain is idle (returns `true`), without ever waiting: a task must not
+    /// block a thread of the cooperative pool. When the drain is busy, returns `false` and changes
+    /// nothing.
+    func runIfIdle(generation: Int, _ job: () -> Void) -> Bool {
+        let context = ThreadContext.current
+        guard context.reducing == nil, !context.owns(self) else { return false }
+        guard machine.withLock({ $0.acquire(by: ObjectIdentifier(context)) }) else { return false }
+        runAsOwner(job, generation: generation, context: context)
+        return true
+    }
+
+    /// Runs `job` now if the drain is idle, or queues it (without waiting) to run in order after
+    /// the work in progress; `job` learns which: `true` when it runs on the calling thread. For
+    /// tasks: a queued job resumes its task when done.
+    func runOrQueue(generation: Int, _ job: @escaping @Sendable (_ isRunningNow: Bool) -> Void) {
+        let context = ThreadContext.current
+        if context.reducing != nil || context.owns(self) {
+            submit(.dispatch, generation: generation, context: context, {}, queueing: { { job(false) } })
+            return
+        }
+        let acquired = machine.withLock { machine in
+            if machine.acquire(by: ObjectIdentifier(context)) { return true }
+            _ = machine.enqueue({ job(false) }, generation: generation, isWaited: false)
+            return false
+        }
+        if acquired {
+            runAsOwner({ job(true) }, generation: generation, context: context)
+        }
+    }
+
+    /// ``submit(_:generation:_:queueing:)`` for a job that is escaping already.
+    func submit(_ kind: Kind, generation: Int, _ job: @escaping DrainJob) {
+        submit(kind, generation: generation, job, queueing: { job })
+    }
+
+    /// Runs a removal: now when this thread owns the drain or finds it idle; otherwise marks
+    /// `scope` of the registration `tag` removed, queues `job` to finish the removal, and returns
+    /// once no call it covers is in progress (see the type's documentation).
+    func remove(tag: UInt, _ scope: DrainStateMachine.RemovalScope, _ job: @escaping DrainJob) {
+        finishRemoval(admitRemoval(tag: tag, scope, job), job)
+    }
+
+    /// How a removal goes on, decided by ``admitRemoval(tag:_:_:)``.
+    enum RemovalAdmission {
+        /// This thread runs the drain: run the job now.
+        case reentrant
+        /// The drain was idle and is this thread's now: run the job as its owner.
+        case acquired
+        /// The drain runs on another thread: the removal is marked and its job queued; wait for a
+        /// call it covers in progress.
+        case marked(tag: UInt, DrainStateMachine.RemovalScope)
+    }
+
+    /// The first half of ``remove(tag:_:_:)``: decides, under the drain's lock only, so a
+    /// caller may hold a lock of its own around it (a consumer's, so that the consumer cannot move
+    /// to another drain in between). Pass the result to ``finishRemoval(_:_:)``.
+    func admitRemoval(
+        tag: UInt,
+        _ scope: DrainStateMachine.RemovalScope,
+        _ job: @escaping DrainJob
+    ) -> RemovalAdmission {
+        let context = ThreadContext.current
+        if context.owns(self) {
+            return .reentrant
+        }
+        let thread = ObjectIdentifier(context)
+        return machine.withLock { machine in
+            let admission = machine.acquireOrMark(
+                tag: tag,
+                scope: scope,
+                job: { serial in
+                    { [self] in
+                        job()
+                        clearMark(serial)
+                    }
+                },
+                by: thread,
+                generation: context.generation
+            )
+            guard case .queued = admission else { return .acquired }
+            rc_store_relaxed(callSlots + Self.markCountSlot, UInt(machine.removalMarks.count))
+            return .marked(tag: tag, scope)
+        }
+    }
+
+    /// The second half of ``remove(tag:_:_:)``; call without holding any lock.
+    func finishRemoval(_ admission: RemovalAdmission, _ job: DrainJob) {
+        let context = ThreadContext.current
+        switch admission {
+        case .reentrant:
+            job()
+        case .acquired:
+            runAsOwner(job, generation: context.generation, context: context)
+        case .marked(let tag, let scope):
+            // The owner published its callback before checking the marks; this is the other half.
+            rc_heavy_barrier()
+            context.parked {
+                machine.withLock(waitingUntil: { [callSlots] machine in
+                    machine.isOwnerParked || !Self.isCalling(tag: tag, scope, in: callSlots)
+                }) { _ in }
+            }
+        }
+    }
+
+    /// The member removals marked for the registration `tag`, for a registration leaving this
+    /// drain: they must be done before it goes. Call from a job of this drain.
+    func markedRemovals(of tag: UInt) -> [DrainStateMachine.RemovalScope] {
+        machine.withLock { machine in
+            machine.removalMarks.filter { $0.tag == tag && $0.scope != .registration }.map(\.scope)
+        }
+    }
+
+    /// Called by the owner right before a user callback (tag and member name it); returns `false`
+    /// when it was removed (then skip it and do not call ``didCall()``).
+    @usableFromInline
+    func willCall(tag: UInt, member: UInt64) -> Bool {
+        rc_store_relaxed(callSlots + Self.tagSlot, tag)
+        rc_store_relaxed(callSlots + Self.memberSlot, UInt(truncatingIfNeeded: member))
+        rc_light_barrier()
+        guard rc_load_relaxed(callSlots + Self.markCountSlot) != 0 else { return true }
+        if machine.withLock({ $0.isMarked(tag: tag, member: member) }) {
+            rc_store_relaxed(callSlots + Self.tagSlot, 0)
+            return false
+        }
+        return true
+    }
+
+    /// Called by the owner right after a user callback that ``willCall(tag:member:)`` allowed.
+    @usableFromInline
+    func didCall() {
+        rc_store_relaxed(callSlots + Self.tagSlot, 0)
+        rc_light_barrier()
+        if rc_load_relaxed(callSlots + Self.markCountSlot) != 0 {
+            // A remover may be waiting for this very call.
+            machine.broadcast()
+        }
+    }
+
+    /// Runs `body` as this drain's reducer: dispatches and additions submitted meanwhile, to any
+    /// drain, wait until ``runDeferred()``. Call from a job.
+    func reducing<Result>(context: ThreadContext, _ body: () -> Result) -> Result {
+        assertOwned(by: context)
+        assert(context.reducing == nil, "a reducer ran inside another reducer")
+        context.reducing = self
+        defer { context.reducing = nil }
+        return body()
+    }
+
+    /// Runs what the last reducer submitted; the store calls it once the reducer's result is
+    /// published, so that work sees the new state.
+    func runDeferred() {
+        guard !deferred.isEmpty else { return }
+        let jobs = deferred
+        deferred = []
+        for (target, job, kind, generation) in jobs {
+            target.submit(kind, generation: generation, job)
+        }
+    }
+
+    /// Whether the calling thread is inside this drain's reducer.
+    var isReducingOnCurrentThread: Bool {
+        ThreadContext.current.reducing === self
+    }
+
+    /// Runs `body` under the drain's lock: for the little state its owner shares with every
+    /// thread (a store's published state). Never call user code in `body`.
+    @inline(__always)
+    func locked<Result>(_ body: () -> Result) -> Result {
+        machine.withLock { _ in body() }
+    }
+
+    /// Whether the calling thread may touch state confined to this drain.
+    var isAccessibleFromCurrentThread: Bool {
+        ThreadContext.current.owns(self)
+    }
+
+    /// The owner starts waiting for another thread (see ``ThreadContext/parked(_:)``).
+    func park() {
+        machine.withLock { $0.park() }
+        machine.broadcast()
+    }
+
+    /// The owner resumes.
+    func unpark() {
+        machine.withLock { $0.unpark() }
+    }
+
+    /// A snapshot of the machine, for tests and diagnostics.
+    var snapshot: DrainStateMachine {
+        machine.withLock { $0 }
+    }
+
+    fileprivate func clearMark(_ serial: UInt64) {
+        machine.withLock { machine in
+            machine.clearMark(serial)
+            rc_store_relaxed(callSlots + Self.markCountSlot, UInt(machine.removalMarks.count))
+        }
+        // A remover may be waiting on a call that has ended meanwhile.
+        machine.broadcast()
+    }
+
+    private static func isCalling(
+        tag: UInt,
+        _ scope: DrainStateMachine.RemovalScope,
+        in slots: UnsafeMutablePointer<UInt>
+    ) -> Bool {
+        guard rc_load_relaxed(slots + tagSlot) == tag else { return false }
+        guard case .member(let member) = scope else { return true }
+        return rc_load_relaxed(slots + memberSlot) == UInt(truncatingIfNeeded: member)
+    }
+
+    private func runAsOwner(_ job: () -> Void, generation: Int, context: ThreadContext) {
+        context.enter(self)
+        let outer = context.generation
+        context.generation = generation
+        job()
+        runLocalJobs(context)
+        drainQueue(ownTicket: nil, context: context)
+        context.generation = outer
+        context.leave(self)
+    }
+
+    /// Runs queued jobs until the machine says to stop. The caller owns the drain.
+    private func drainQueue(ownTicket: UInt64?, context: ThreadContext) {
+        var finishedJob = false
+        while true {
+            let publishes = needsPublishing
+            needsPublishing = false
+            let step = machine.withLock { machine in
+                if publishes { publish?() }
+                return machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
+            }
+            switch step {
+            case .run(let job, let generation):
+                context.generation = generation
+                job()
+                runLocalJobs(context)
+                finishedJob = true
+            case .release(let wakesWaiters):
+                if wakesWaiters { machine.broadcast() }
+                return
+            }
+        }
+    }
+
+    private func runLocalJobs(_ context: ThreadContext) {
+        guard !local.isEmpty else { return }
+        var index = 0
+        // `local` may grow while its jobs run (a dispatch from a callback of a queued dispatch).
+        while index < local.count {
+            let (job, generation) = local[index]
+            index += 1
+            context.generation = generation
+            job()
+        }
+        local.removeAll(keepingCapacity: local.count <= 64)
+    }
+
+    /// Blocks until the job with `ticket` has run, running the queue if the drain is handed over.
+    private func wait(for ticket: UInt64, context: ThreadContext) {
+        let thread = ObjectIdentifier(context)
+        let ownsDrain = machine.withLock(waitingUntil: { $0.isSettled(ticket: ticket) }) {
+            $0.settle(ticket: ticket, thread: thread)
+        }
+        guard ownsDrain else { return }
+        context.enter(self)
+        let outer = context.generation
+        drainQueue(ownTicket: ticket, context: context)
+        context.generation = outer
+        context.leave(self)
+    }
+
+    private func assertOwned(by context: ThreadContext) {
+        assert(context.owns(self), "a drain's confined state was touched by a thread that does not run it")
+    }
+}

@@ -1,0 +1,122 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
+/// What the current thread is doing inside the library: the drains it runs, the
+/// reducer it is in, and the queued deliveries it is calling.
+///
+/// Kept in thread-local storage, so only its own thread reads or writes it (other threads only
+/// compare its identity, which they learn under a drain's lock).
+final class ThreadContext {
+    // `@exclusivity(unchecked)` on every property: only the context's own thread touches it
+    // (`current` is thread-local), in short accesses that never span a call out of the library,
+    // so two accesses can never overlap; the dynamic check costs a thread-local lookup of its
+    // own, several per dispatch.
+
+    /// Drains whose jobs this thread is running, innermost last. Unretained: a drain is in this
+    /// list only while one of its jobs runs on this thread, and that job keeps its owner alive.
+    @exclusivity(unchecked) private(set) var owned: [Unmanaged<Drain>] = []
+    /// The drain whose reducer this thread is running, if any: its state is being changed in
+    /// place, so work submitted meanwhile waits until the reducer returns.
+    @exclusivity(unchecked) var reducing: Drain?
+    /// How many actions led to the one this thread is processing: 0 for an action dispatched from
+    /// outside the library, one more for each action dispatched from inside another's processing.
+    @exclusivity(unchecked) var generation = 0
+    /// The queued deliveries this thread is calling right now, innermost last.
+    @exclusivity(unchecked) private(set) var gates: [DeliveryGate] = []
+
+    /// The context of the calling thread, created on first use and freed when the thread exits.
+    static var current: ThreadContext {
+        if let pointer = pthread_getspecific(threadContextKey) {
+            // Unmanaged: the key's value is a +1 reference made below and released by the key's
+            // destructor when the thread exits; nothing else frees it.
+            return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let context = ThreadContext()
+        pthread_setspecific(threadContextKey, Unmanaged.passRetained(context).toOpaque())
+        return context
+    }
+
+    /// Whether this thread holds anything another thread may wait for: a drain it runs, or a
+    /// queued delivery in progress. Such a thread must never wait for a parked thread.
+    var isHolder: Bool {
+        !owned.isEmpty || !gates.isEmpty
+    }
+
+    /// Whether this thread is running `drain`'s jobs.
+    @inline(__always)
+    func owns(_ drain: Drain) -> Bool {
+        // Innermost first: re-entrant work is almost always for the drain entered last.
+        var index = owned.endIndex
+        while index > owned.startIndex {
+            index -= 1
+            if owned[index].toOpaque() == Unmanaged.passUnretained(drain).toOpaque() {
+                return true
+            }
+        }
+        return false
+    }
+
+    func enter(_ drain: Drain) {
+        owned.append(Unmanaged.passUnretained(drain))
+    }
+
+    func leave(_ drain: Drain) {
+        let last = owned.removeLast()
+        assert(last.toOpaque() == Unmanaged.passUnretained(drain).toOpaque(), "drains left out of order")
+    }
+
+    func enter(_ gate: DeliveryGate) {
+        gates.append(gate)
+    }
+
+    func leave(_ gate: DeliveryGate) {
+        let last = gates.removeLast()
+        assert(last === gate, "queued deliveries left out of order")
+    }
+
+    /// Runs `body` while this thread waits for another: the drains it runs and the queued
+    /// deliveries it is calling are marked parked, so that no thread waits for this one while it
+    /// waits. Waits can then never form a cycle: the last thread to join one finds the thread it
+    /// needs parked and does not wait.
+    func parked<Result>(_ body: () -> Result) -> Result {
+        guard isHolder else { return body() }
+        for drain in owned {
+            drain.takeUnretainedValue().park()
+        }
+        for gate in gates {
+            gate.park(by: self)
+        }
+        defer {
+            for gate in gates {
+                gate.unpark(by: self)
+            }
+            for drain in owned {
+                drain.takeUnretainedValue().unpark()
+            }
+        }
+        return body()
+    }
+}
+
+private let threadContextKey: pthread_key_t = {
+    var key = pthread_key_t()
+    #if canImport(Darwin)
+        let result = pthread_key_create(&key) { pointer in
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
+    #else
+        let result = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
+    #endif
+    precondition(result == 0, "pthread_key_create failed with \(result)")
+    return key
+}()

@@ -1,0 +1,97 @@
+extension Store {
+    /// Notifies everyone of the action just reduced: closure subscribers and consumers in the
+    /// order they subscribed (each consumer's fired members together, in the order they were
+    /// added), then the action listeners.
+    ///
+    /// - Complexity: One evaluation per distinct selection, one call per closure subscriber and
+    ///   per fired member, one per listener; nothing per consumer whose values did not change.
+    /// - Parameter old: The state before the action, when there are closure subscribers (an
+    ///   untyped pointer: an `Optional<State>` would cost a metadata lookup per dispatch here).
+    func notify(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
+        let engine = host.engine.value
+        let hasClosures = !core.closures.isEmpty
+        guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty else { return }
+        let state = core.state
+        let wasNotifying = core.isNotifying
+        core.isNotifying = true
+        let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : []
+        if hasClosures, let old {
+            notifyClosures(
+                core, old: old.assumingMemoryBound(to: State.self), new: state, consumerRuns: runs, engine: engine)
+        } else {
+            for run in runs {
+                engine.deliver(run, state: UnsafeMutableRawPointer(state))
+            }
+        }
+        engine.endPass()
+        if !core.listeners.isEmpty {
+            notifyListeners(core, action: action)
+        }
+        core.isNotifying = wasNotifying
+        if !wasNotifying, !core.retired.isEmpty {
+            // Released after the pass, outside any access: a deinit may cancel another subscription.
+            let retired = core.retired
+            core.retired = []
+            withExtendedLifetime(retired) {}
+        }
+    }
+
+    /// Calls the closure subscribers interleaved with the consumers' runs by call order.
+    private func notifyClosures(
+        _ core: StoreCore<State>,
+        old: UnsafeMutablePointer<State>,
+        new: UnsafeMutablePointer<State>,
+        consumerRuns runs: [SelectionEngine.Run],
+        engine: SelectionEngine
+    ) {
+        core.closures.beginIteration()
+        let end = core.closures.slotCount
+        var slot = 0
+        var run = 0
+        while slot < end || run < runs.count {
+            if run < runs.count, slot == end || runs[run].order < core.closures.identifier(atSlot: slot) {
+                engine.deliver(runs[run], state: UnsafeMutableRawPointer(core.state))
+                run += 1
+                continue
+            }
+            // Read the slot afresh: a callback may have cancelled a later subscriber. Borrowed, not
+            // retained: `core.subscribers` owns it, and one cancelled during the pass waits in
+            // `core.retired` until the pass is over.
+            if let entry = core.closures[slot: slot], drain.willCall(tag: UInt(bitPattern: entry.toOpaque()), member: 0)
+            {
+                // Retyped without a check (debug builds check): only `Subscriber<State>`s are
+                // inserted in `closures`.
+                assert(entry.takeUnretainedValue() is Subscriber<State>, "a closure subscriber of another type")
+                let subscriber = Unmanaged<Subscriber<State>>.fromOpaque(entry.toOpaque())
+                subscriber._withUnsafeGuaranteedRef { Self.call($0.callback, &old.pointee, &new.pointee) }
+                drain.didCall()
+            }
+            slot += 1
+        }
+        core.closures.endIteration()
+    }
+
+    /// Calls a closure subscriber with both states in place: `inout` arguments are passed by
+    /// address, while `pointee` itself would be copied (and everything in it retained) per call.
+    private static func call(
+        _ callback: (State, State) -> Void,
+        _ old: inout State,
+        _ new: inout State
+    ) {
+        callback(old, new)
+    }
+
+    private func notifyListeners(_ core: StoreCore<State>, action: any Action) {
+        core.listeners.beginIteration()
+        let end = core.listeners.slotCount
+        for slot in 0..<end {
+            // Read afresh: a listener may have cancelled a later one. The copy keeps the closure
+            // alive while it runs, even if it cancels itself.
+            if let listener = core.listeners[slot: slot], drain.willCall(tag: listener.tag, member: 0) {
+                listener.callback(action)
+                drain.didCall()
+            }
+        }
+        core.listeners.endIteration()
+    }
+}

@@ -1,0 +1,70 @@
+/// A store's working parts that only its drain's current thread touches: the state being reduced,
+/// the middleware chain, the subscribers and listeners, and the consumer engine.
+///
+/// Nothing here locks and every user call (reducer, middleware, callbacks) happens outside any
+/// lock. Subscribers are borrowed, not retained, for each call: `subscribers` owns them, and one
+/// removed while a pass runs stays in `retired` until the pass is over.
+///
+/// The tables a pass reads have non-generic element types: the store's code runs unspecialised
+/// inside this module, where a table generic in `State` costs a runtime metadata lookup per access.
+/// `@exclusivity(unchecked)` on them: the core is confined to its drain (``DrainBound`` checks it in
+/// debug builds) and no access spans a user call, so accesses never overlap; the dynamic check would
+/// cost more than the work on every dispatch.
+final class StoreCore<State: Sendable> {
+    /// The state the reducer changes in place; the store publishes a copy after each action.
+    ///
+    /// A pointer rather than a property: a pass hands the state by address to every selector and
+    /// callback while callbacks may add consumers, which read it too; a stored property would make
+    /// those reads overlap the pass's access. Allocated in `init`, freed in `deinit`, and only
+    /// touched by the drain's current thread (the core is reached through a ``DrainBound``).
+    let state: UnsafeMutablePointer<State>
+    var middleware: [Middleware<State>]
+    @exclusivity(unchecked) var chain: DispatchFunction?
+    /// Closure subscribers (each a `Subscriber<State>`) in call order: their order numbers come
+    /// from the same counter as consumers', so the two interleave by subscription.
+    @exclusivity(unchecked) var closures = SlotList<Unmanaged<AnyObject>>()
+    /// Owns the closure subscribers borrowed in `closures`.
+    var subscribers: [UInt64: any AnyObject & Sendable] = [:]
+    @exclusivity(unchecked) var listeners = SlotList<Listener>()
+    /// Removed during a pass: kept alive until it ends, since the pass may be inside their call.
+    @exclusivity(unchecked) var retired: [any Sendable] = []
+    /// The consumers subscribed: the store keeps them alive until their subscription ends.
+    var consumers: [ObjectIdentifier: StateConsumer<State>] = [:]
+    /// Whether a pass is notifying right now.
+    @exclusivity(unchecked) var isNotifying = false
+
+    init(state: State, middleware: [Middleware<State>]) {
+        self.state = .allocate(capacity: 1)
+        self.state.initialize(to: state)
+        self.middleware = middleware
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+}
+
+/// A closure subscriber of a store.
+final class Subscriber<State>: Sendable {
+    let callback: @Sendable (_ old: State, _ new: State) -> Void
+
+    init(_ callback: @escaping @Sendable (State, State) -> Void) {
+        self.callback = callback
+    }
+
+    /// Names the subscriber in removal marks (see ``Drain``).
+    var tag: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
+}
+
+/// An action listener of a store.
+final class Listener: Sendable {
+    let callback: @Sendable (_ action: any Action) -> Void
+
+    init(_ callback: @escaping @Sendable (any Action) -> Void) {
+        self.callback = callback
+    }
+
+    /// Names the listener in removal marks (see ``Drain``).
+    var tag: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
+}

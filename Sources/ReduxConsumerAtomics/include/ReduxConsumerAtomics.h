@@ -1,0 +1,51 @@
+#ifndef REDUX_CONSUMER_ATOMICS_H
+#define REDUX_CONSUMER_ATOMICS_H
+
+// The few atomic operations ReduxConsumer needs, and an asymmetric memory barrier.
+//
+// A drain's owner publishes which callback it is about to call and then checks for removals with
+// plain (relaxed) loads and stores plus `rc_light_barrier`; a thread removing a consumer on
+// another thread issues `rc_heavy_barrier` between its store and its load. Where the kernel
+// offers `membarrier` (Linux), the light barrier is a compiler barrier and the heavy one makes
+// every running thread of the process execute a full barrier; elsewhere both are full fences.
+// Either way, of two threads that each store and then load the other's variable, at least one
+// sees the other's store (Dekker's condition).
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static inline uintptr_t rc_load_relaxed(const uintptr_t *address) {
+    return __atomic_load_n(address, __ATOMIC_RELAXED);
+}
+
+static inline void rc_store_relaxed(uintptr_t *address, uintptr_t value) {
+    __atomic_store_n(address, value, __ATOMIC_RELAXED);
+}
+
+/// Whether the heavy barrier is the process-wide one (set once by `rc_setup`).
+extern int rc_is_asymmetric;
+
+/// Chooses the barriers; safe to call from any thread, any number of times.
+void rc_setup(void);
+
+/// The cheap side of the pair: run between a store and a load on the hot path.
+static inline void rc_light_barrier(void) {
+    if (__builtin_expect(__atomic_load_n(&rc_is_asymmetric, __ATOMIC_RELAXED), 1)) {
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    } else {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+}
+
+/// The expensive side: run between a store and a load by the rare thread that must see the hot
+/// path's stores (or have its own seen by the hot path's next load).
+void rc_heavy_barrier(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
