@@ -73,7 +73,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             middleware: middleware,
             effects: effects,
             diagnostics: diagnostics,
-            copyState: { $0.deinitialize(count: 1); $0.initialize(from: $1, count: 1) }
+            // In place, without a temporary: a state's copy is the cost of publishing it.
+            copyState: { published, working in
+                published.deinitialize(count: 1)
+                published.initialize(from: working, count: 1)
+            }
         )
     }
 
@@ -140,7 +144,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             middleware: middleware,
             effects: [],
             diagnostics: nil,
-            copyState: { $0.deinitialize(count: 1); $0.initialize(from: $1, count: 1) }
+            // In place, without a temporary: a state's copy is the cost of publishing it.
+            copyState: { published, working in
+                published.deinitialize(count: 1)
+                published.initialize(from: working, count: 1)
+            }
         )
     }
 
