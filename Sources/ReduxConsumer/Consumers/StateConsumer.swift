@@ -177,8 +177,8 @@ public final class StateConsumer<State: Sendable>: Sendable {
         // Members added by the callbacks below wait for the next state.
         registration.waiting.beginIteration()
         defer { registration.waiting.endIteration() }
-        for run in 0..<engine.evaluate(state) {
-            engine.deliverRun(run, state: state)
+        if engine.evaluate(state) > 0 {
+            engine.deliverRuns(state: state)
         }
         engine.endPass()
         engine.admitWaiting(in: registration, state: state)

@@ -335,6 +335,26 @@ final class SelectionEngine {
         }
     }
 
+    /// Calls every run of the pass in progress, in order (when no closure subscriber interleaves).
+    func deliverRuns(state: UnsafeMutableRawPointer) {
+        guard eachGroupIsARun else {
+            for run in runs.indices {
+                deliverRun(run, state: state)
+            }
+            return
+        }
+        let pass = passNumber
+        firedGroups.withUnsafeBufferPointer { groups in
+            for group in groups {
+                Unmanaged.passUnretained(group)._withUnsafeGuaranteedRef { group in
+                    guard group.caughtUpInPass != pass else { return }
+                    runOrder = group.order
+                    group.deliverAll(state, drain)
+                }
+            }
+        }
+    }
+
     /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.
     func endPass() {
         isPassing = false

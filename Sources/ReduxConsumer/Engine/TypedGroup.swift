@@ -48,6 +48,14 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @inlinable
     func deliverAll(state: UnsafeMutableRawPointer, drain: Drain) {
         let state = state.assumingMemoryBound(to: State.self)
+        if members.slotCount == 1 {
+            // One slot needs no iteration guard: a member added meanwhile lands after it, and a
+            // compaction after a removal moves nothing still to be read.
+            if !isSilenced, let callback = members[slot: 0] {
+                deliver(callback, member: members.identifier(atSlot: 0), state: state, drain: drain)
+            }
+            return
+        }
         members.beginIteration()
         let end = members.slotCount
         var slot = 0

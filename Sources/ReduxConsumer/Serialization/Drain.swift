@@ -65,16 +65,16 @@ final class Drain: @unchecked Sendable {
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
     /// then a tag and a member per level, for the first ``maxPublishedCalls`` levels.
-    private let callSlots: UnsafeMutablePointer<UInt>
+    @usableFromInline let callSlots: UnsafeMutablePointer<UInt>
     /// The call depth, as the owner knows it (the published copy is in `callSlots`).
-    @exclusivity(unchecked) private var callDepth = 0
+    @exclusivity(unchecked) @usableFromInline var callDepth = 0
 
-    private static let markCountSlot = 0
-    private static let depthSlot = 1
-    private static let firstCallSlot = 2
+    @usableFromInline static let markCountSlot = 0
+    @usableFromInline static let depthSlot = 1
+    @usableFromInline static let firstCallSlot = 2
     /// Levels of nested calls published one by one; deeper calls count as calling everything, so
     /// a remover waits for them to return (or for the owner to park).
-    static let maxPublishedCalls = 8
+    @usableFromInline static let maxPublishedCalls = 8
     private static let slotCount = firstCallSlot + 2 * maxPublishedCalls
 
     init() {
@@ -269,36 +269,52 @@ final class Drain: @unchecked Sendable {
 
     /// Called by the owner right before a user callback (tag and member name it); returns `false`
     /// when it was removed (then skip it and do not call ``didCall()``).
-    @usableFromInline
+    ///
+    /// Inlined into the delivery loops: a handful of stores and a load when nothing is marked.
+    @inlinable
     func willCall(tag: UInt, member: UInt64) -> Bool {
         let depth = callDepth
         if depth < Self.maxPublishedCalls {
-            rc_store_relaxed(callSlots + Self.firstCallSlot + 2 * depth, tag)
-            rc_store_relaxed(callSlots + Self.firstCallSlot + 2 * depth + 1, UInt(truncatingIfNeeded: member))
+            let slot = callSlots + (Self.firstCallSlot &+ 2 &* depth)
+            rc_store_relaxed(slot, tag)
+            rc_store_relaxed(slot + 1, UInt(truncatingIfNeeded: member))
         }
-        callDepth = depth + 1
-        rc_store_relaxed(callSlots + Self.depthSlot, UInt(depth + 1))
+        callDepth = depth &+ 1
+        rc_store_relaxed(callSlots + Self.depthSlot, UInt(bitPattern: depth &+ 1))
         rc_light_barrier()
         guard rc_load_relaxed(callSlots + Self.markCountSlot) != 0 else { return true }
+        return willCallWhileMarked(tag: tag, member: member, depth: depth)
+    }
+
+    /// ``willCall(tag:member:)`` when removals are marked: looks the callback up in the marks.
+    @usableFromInline
+    func willCallWhileMarked(tag: UInt, member: UInt64, depth: Int) -> Bool {
         if machine.withLock({ $0.isMarked(tag: tag, member: member) }) {
             callDepth = depth
-            rc_store_relaxed(callSlots + Self.depthSlot, UInt(depth))
+            rc_store_relaxed(callSlots + Self.depthSlot, UInt(bitPattern: depth))
             return false
         }
         return true
     }
 
     /// Called by the owner right after a user callback that ``willCall(tag:member:)`` allowed.
-    @usableFromInline
+    @inlinable
     func didCall() {
         assert(callDepth > 0, "didCall without willCall")
-        callDepth -= 1
-        rc_store_relaxed(callSlots + Self.depthSlot, UInt(callDepth))
+        let depth = callDepth &- 1
+        callDepth = depth
+        rc_store_relaxed(callSlots + Self.depthSlot, UInt(bitPattern: depth))
         rc_light_barrier()
         if rc_load_relaxed(callSlots + Self.markCountSlot) != 0 {
             // A remover may be waiting for this very call.
-            machine.broadcast()
+            wakeRemovers()
         }
+    }
+
+    /// Wakes removers waiting for a call to end.
+    @usableFromInline
+    func wakeRemovers() {
+        machine.broadcast()
     }
 
     /// The member of registration `tag` whose callback the owner is calling (the innermost such

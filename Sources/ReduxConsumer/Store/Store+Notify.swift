@@ -26,8 +26,8 @@ extension Store {
             notifyClosures(
                 core, old: old.assumingMemoryBound(to: State.self), new: state, consumerRuns: runs, engine: engine)
         } else {
-            for run in 0..<runs {
-                engine.deliverRun(run, state: UnsafeMutableRawPointer(state))
+            if runs > 0 {
+                engine.deliverRuns(state: UnsafeMutableRawPointer(state))
             }
         }
         engine.endPass()
