@@ -92,7 +92,7 @@ public struct EffectContext<State: Sendable>: Sendable {
     ///   - action: The action.
     ///   - isolation: The caller's isolation; leave the default.
     public func send(_ action: any Action, isolation: isolated (any Actor)? = #isolation) async {
-        guard !Task.isCancelled, let store = store.value, !store.teardown.isDone else { return }
+        guard !Task.isCancelled, let store = store.value, !store.isTornDown else { return }
         await store.send(action)
     }
 }

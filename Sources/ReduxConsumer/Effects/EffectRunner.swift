@@ -1,7 +1,12 @@
 /// The effects running for one store: their tasks, by identity and by `id`, and the tasks waiting
 /// for none to run.
 final class EffectRunner: Sendable {
-    private let state = Lock(State())
+    private let state: Lock<State>
+
+    /// A runner, closed already when `isClosed` (then no effect starts).
+    init(isClosed: Bool = false) {
+        state = Lock(State(isClosed: isClosed))
+    }
 
     private struct State {
         var lastToken: UInt64 = 0

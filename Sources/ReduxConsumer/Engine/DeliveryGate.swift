@@ -26,7 +26,7 @@ final class DeliveryGate: Sendable {
     }
 
     private let pump: Pump
-    private let state = Lock(State())
+    private let state = ConditionLock(State())
 
     private struct State {
         /// Pending calls by member.

@@ -1,7 +1,12 @@
 /// What ends with a store: async sequences to finish, effects to cancel, waits to end. The store
 /// runs it when it is released, a page when it closes.
 final class Teardown: Sendable {
-    private let state = Lock(State())
+    private let state: Lock<State>
+
+    /// A teardown, already done when `isDone` (then every handler added runs at once).
+    init(isDone: Bool = false) {
+        state = Lock(State(isDone: isDone))
+    }
 
     private struct State {
         var isDone = false

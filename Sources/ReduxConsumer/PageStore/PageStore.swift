@@ -241,7 +241,7 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         }
         globalConsumer.removeAll()
         consumer.removeAll()
-        store.teardown.run()
+        store.tearDown()
     }
 
     func accepts(_ action: any Action, in method: String) -> Bool {

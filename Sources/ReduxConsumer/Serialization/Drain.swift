@@ -49,7 +49,7 @@ final class Drain: @unchecked Sendable {
         case removal
     }
 
-    private let machine = Lock(DrainStateMachine())
+    private let machine = ConditionLock(DrainStateMachine())
     // `@exclusivity(unchecked)` on `local` and `deferred`: only the owner touches them, in short
     // accesses that never span a job, so accesses cannot overlap.
     /// Jobs submitted by the owner's own jobs, run right after the current one.

@@ -8,65 +8,58 @@
     import Android
 #endif
 
-/// A mutex (with a condition variable) around a value: the only way in is `withLock`.
+/// A mutex around a value: the only way in is `withLock`.
 ///
 /// `package`, not public: the package's other modules (the test store, the demo, the tests) use
-/// this one reviewed lock instead of keeping copies of it.
+/// this one reviewed lock instead of keeping copies of it. Copies of a `Lock` share one mutex and
+/// one value.
 ///
 /// Built on `pthread_mutex_t` rather than `Synchronization.Mutex` because ThreadSanitizer on Linux
 /// understands pthread mutexes (it reports false races for `Mutex`) and because it needs no
-/// macOS 15 / iOS 18 availability. Never call user code inside `withLock`.
-package final class Lock<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only read or written while the mutex is held (every access goes
-    // through `withLock`, which takes it).
-    // `@exclusivity(unchecked)`: holding the mutex makes every access exclusive; the only way to
-    // overlap two accesses would be a nested `withLock` on the same lock, which debug builds trap
-    // (an error-checking mutex, see `init`).
-    @exclusivity(unchecked) private var value: Value
-    /// The mutex and its condition variable, in one allocation.
-    private let primitives: UnsafeMutablePointer<Primitives>
-
-    private struct Primitives {
-        var mutex = pthread_mutex_t()
-        var condition = pthread_cond_t()
-    }
+/// macOS 15 / iOS 18 availability. The mutex lives in the same allocation as the value. Never
+/// call user code inside `withLock`. For waiting on a condition, see ``ConditionLock``.
+package struct Lock<Value>: @unchecked Sendable {
+    // @unchecked: the value is only reached inside `withLock`, which holds the mutex.
+    private let storage: LockStorage<Value, pthread_mutex_t>
 
     package init(_ value: Value) {
-        self.value = value
-        primitives = UnsafeMutablePointer<Primitives>.allocate(capacity: 1)
-        primitives.initialize(to: Primitives())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        defer { pthread_mutexattr_destroy(&attributes) }
-        #if DEBUG
-            // Reports a nested `withLock` on the same lock (an overlapping access) instead of hanging.
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        #endif
-        let result = pthread_mutex_init(&primitives.pointee.mutex, &attributes)
-        precondition(result == 0, "pthread_mutex_init failed with \(result)")
-        let conditionResult = pthread_cond_init(&primitives.pointee.condition, nil)
-        precondition(conditionResult == 0, "pthread_cond_init failed with \(conditionResult)")
-    }
-
-    deinit {
-        pthread_cond_destroy(&primitives.pointee.condition)
-        pthread_mutex_destroy(&primitives.pointee.mutex)
-        primitives.deinitialize(count: 1)
-        primitives.deallocate()
+        storage = LockStorage.make(value) { initializeMutex($0) }
     }
 
     /// Runs `body` with exclusive access to the protected value.
     @inline(__always)
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock()
-        defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            lockMutex(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+}
+
+/// A mutex and a condition variable around a value: ``withLock(_:)``, plus waiting until the
+/// value satisfies a condition, woken by ``broadcast()``.
+package struct ConditionLock<Value>: @unchecked Sendable {
+    // @unchecked: the value is only reached inside `withLock`, which holds the mutex.
+    private let storage: LockStorage<Value, ConditionPrimitives>
+
+    package init(_ value: Value) {
+        storage = LockStorage.make(value) { primitives in
+            primitives.initialize(to: ConditionPrimitives())
+            initializeMutex(&primitives.pointee.mutex)
+            let result = pthread_cond_init(&primitives.pointee.condition, nil)
+            precondition(result == 0, "pthread_cond_init failed with \(result)")
+        }
     }
 
+    /// Runs `body` with exclusive access to the protected value.
     @inline(__always)
-    private func lock() {
-        let result = pthread_mutex_lock(&primitives.pointee.mutex)
-        assert(result == 0, "Lock: the same thread took a lock it already holds (nested withLock)")
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeMutablePointers { value, primitives in
+            lockMutex(&primitives.pointee.mutex)
+            defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
+            return try body(&value.pointee)
+        }
     }
 
     /// Waits until `isReady` holds for the protected value, then runs `body`, all under the lock.
@@ -76,12 +69,14 @@ package final class Lock<Value>: @unchecked Sendable {
         waitingUntil isReady: (Value) -> Bool,
         _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        lock()
-        defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
-        while !isReady(value) {
-            pthread_cond_wait(&primitives.pointee.condition, &primitives.pointee.mutex)
+        try storage.withUnsafeMutablePointers { value, primitives in
+            lockMutex(&primitives.pointee.mutex)
+            defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
+            while !isReady(value.pointee) {
+                pthread_cond_wait(&primitives.pointee.condition, &primitives.pointee.mutex)
+            }
+            return try body(&value.pointee)
         }
-        return try body(&value)
     }
 
     /// Waits until `isReady` holds or `deadline` has passed, whichever comes first, then runs `body`
@@ -93,19 +88,77 @@ package final class Lock<Value>: @unchecked Sendable {
         deadline: Deadline,
         _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        lock()
-        defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
-        var time = deadline.time
-        while !isReady(value) {
-            if pthread_cond_timedwait(&primitives.pointee.condition, &primitives.pointee.mutex, &time) == ETIMEDOUT {
-                break
+        try storage.withUnsafeMutablePointers { value, primitives in
+            lockMutex(&primitives.pointee.mutex)
+            defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
+            var time = deadline.time
+            while !isReady(value.pointee) {
+                if pthread_cond_timedwait(&primitives.pointee.condition, &primitives.pointee.mutex, &time)
+                    == ETIMEDOUT
+                {
+                    break
+                }
             }
+            return try body(&value.pointee)
         }
-        return try body(&value)
     }
 
     /// Wakes every thread waiting in ``withLock(waitingUntil:_:)`` so it checks its condition again.
     package func broadcast() {
-        pthread_cond_broadcast(&primitives.pointee.condition)
+        storage.withUnsafeMutablePointerToElements { primitives in
+            _ = pthread_cond_broadcast(&primitives.pointee.condition)
+        }
     }
+}
+
+/// A condition lock's mutex and condition variable, side by side in its allocation.
+package struct ConditionPrimitives {
+    var mutex = pthread_mutex_t()
+    var condition = pthread_cond_t()
+}
+
+/// The one allocation of a lock: the value as the header, the primitives as the single element
+/// (tail-allocated, so their address is stable, as pthread requires).
+private final class LockStorage<Value, Primitives>: ManagedBuffer<Value, Primitives> {
+    static func make(_ value: Value, initialize: (UnsafeMutablePointer<Primitives>) -> Void) -> LockStorage {
+        let buffer = create(minimumCapacity: 1) { _ in value }
+        // `create` allocates an instance of the class it is called on: this one.
+        let storage = unsafeDowncast(buffer, to: LockStorage.self)
+        storage.withUnsafeMutablePointerToElements { initialize($0) }
+        return storage
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { primitives in
+            // Both layouts begin with the mutex; a condition lock also destroys its condition.
+            if Primitives.self == ConditionPrimitives.self {
+                let both = UnsafeMutableRawPointer(primitives).assumingMemoryBound(to: ConditionPrimitives.self)
+                pthread_cond_destroy(&both.pointee.condition)
+                pthread_mutex_destroy(&both.pointee.mutex)
+            } else {
+                pthread_mutex_destroy(UnsafeMutableRawPointer(primitives).assumingMemoryBound(to: pthread_mutex_t.self))
+            }
+            primitives.deinitialize(count: 1)
+        }
+    }
+}
+
+/// Initialises `mutex`; in debug builds an error-checking one, which reports a nested `withLock`
+/// on the same lock (an overlapping access) instead of hanging.
+private func initializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    mutex.initialize(to: pthread_mutex_t())
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    defer { pthread_mutexattr_destroy(&attributes) }
+    #if DEBUG
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+    #endif
+    let result = pthread_mutex_init(mutex, &attributes)
+    precondition(result == 0, "pthread_mutex_init failed with \(result)")
+}
+
+@inline(__always)
+private func lockMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    let result = pthread_mutex_lock(mutex)
+    assert(result == 0, "Lock: the same thread took a lock it already holds (nested withLock)")
 }

@@ -39,11 +39,6 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     private let copyState:
         @Sendable (_ target: UnsafeMutablePointer<State>, _ source: UnsafeMutablePointer<State>) -> Void
     let diagnose: @Sendable (String) -> Void
-    /// Finishes the store's async sequences, cancels its effects and ends waits on it, when the
-    /// store is released (or its page closed).
-    let teardown = Teardown()
-    /// The effects running.
-    let effects = EffectRunner()
 
     /// The longest chain of actions dispatched from the processing of the previous one (from a
     /// reducer, a middleware or a callback) before the store stops it: 10,000.
@@ -116,11 +111,47 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
                 core.hasEffects = true
             }
         }
-        teardown.add { [effects = self.effects] in effects.close() }
     }
 
     deinit {
-        teardown.run()
+        tearDown()
+    }
+
+    /// What ends with the store: async sequences to finish, waits to end (made on first use: a
+    /// store that never streams or waits has none).
+    var teardown: Teardown {
+        drain.locked {
+            if let teardown = shared.teardown { return teardown }
+            let teardown = Teardown(isDone: shared.isTornDown)
+            shared.teardown = teardown
+            return teardown
+        }
+    }
+
+    /// The effects running for the store (made on first use).
+    var effects: EffectRunner {
+        drain.locked {
+            if let effects = shared.effects { return effects }
+            let effects = EffectRunner(isClosed: shared.isTornDown)
+            shared.effects = effects
+            return effects
+        }
+    }
+
+    /// Whether the store was released or its page closed.
+    var isTornDown: Bool {
+        drain.locked { shared.isTornDown }
+    }
+
+    /// Ends what ends with the store (its release, or its page's close): cancels its effects, then
+    /// runs its teardown. Later effects do not start; later handlers run at once.
+    func tearDown() {
+        let (teardown, effects) = drain.locked { () -> (Teardown?, EffectRunner?) in
+            shared.isTornDown = true
+            return (shared.teardown, shared.effects)
+        }
+        effects?.close()
+        teardown?.run()
     }
 
     /// Creates a store from a ReSwift-style reducer, `(Action, State?) -> State`.
@@ -288,6 +319,11 @@ final class StoreShared<State>: @unchecked Sendable {
     var lastOrder: UInt64 = 0
     /// Registrations cancelled before the job that adds them ran.
     var cancelledEarly: Set<UInt64> = []
+    /// Made on first use (see `Store.teardown` and `Store.effects`).
+    var teardown: Teardown?
+    var effects: EffectRunner?
+    /// Whether the store was torn down: what is made later starts finished.
+    var isTornDown = false
 
     init(state: State) {
         self.state = .allocate(capacity: 1)

@@ -40,7 +40,7 @@ final class EventLog<State: Sendable>: Sendable {
         var isSending = false
     }
 
-    private let contents = Lock(Contents())
+    private let contents = ConditionLock(Contents())
 
     /// Marks the actions reduced until ``endSend()`` as sent by the test.
     func beginSend() {
