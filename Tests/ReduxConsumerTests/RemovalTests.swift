@@ -1,0 +1,190 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// Guarantee 1 through the public API, at the two edges of the drain's removal protocol: a removal
+/// waits for the removed callback running on another thread, except when that thread waits for
+/// the remover; and removals made where no pass can be waited for (first-state delivery, queues).
+struct RemovalTests {
+    @Test func aRemovalWaitsForTheRemovedCallbackRunningOnAnotherThread() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let entered = DispatchSemaphore(value: 0)
+        let calls = CallCounter()
+        let hasReturned = Lock(false)
+        consumer.add(\.name) { _ in }
+        let token = consumer.add(\.counter) { _ in
+            calls.increment()
+            entered.signal()
+            // The remover has made its decision (the count drops with it): it now waits for us.
+            spin { consumer.count == 1 }
+            hasReturned.withLock { $0 = true }
+        }
+        let subscription = store.subscribe(consumer)
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            entered.wait()
+            token.cancel()
+            #expect(hasReturned.withLock { $0 }, "cancel() returned while the removed callback was running")
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        store.dispatch(CounterAction.increment)
+        #expect(calls.value == 1)
+        subscription.cancel()
+    }
+
+    @Test func aRemovalWaitsForTheRemovedQueuedCallbackRunningOnItsQueue() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>(deliveringOn: DispatchQueue(label: "removal-tests"))
+        let entered = DispatchSemaphore(value: 0)
+        let calls = CallCounter()
+        let hasReturned = Lock(false)
+        consumer.add(\.name) { _ in }
+        let token = consumer.add(\.counter) { _ in
+            calls.increment()
+            entered.signal()
+            spin { consumer.count == 1 }
+            hasReturned.withLock { $0 = true }
+        }
+        let subscription = store.subscribe(consumer)
+        let finished = finishesWithoutDeadlock {
+            store.dispatch(CounterAction.increment)
+            entered.wait()
+            store.dispatch(CounterAction.increment)
+            token.cancel()
+            #expect(hasReturned.withLock { $0 }, "cancel() returned while the removed callback was running")
+        }
+        guard finished else { return }
+        store.dispatch(CounterAction.increment)
+        subscription.cancel()
+        #expect(calls.value == 1)
+    }
+
+    /// Two callbacks, on two threads, each removing the other: the second removal finds the first
+    /// remover waiting (parked) and returns at once, while the callback it removed is still
+    /// running; neither is called again.
+    @Test func twoCallbacksOnTwoThreadsRemovingEachOtherBothReturn() {
+        let left = makeStore()
+        let right = makeStore()
+        let leftConsumer = StateConsumer<AppState>()
+        let rightConsumer = StateConsumer<AppState>()
+        let inLeft = DispatchSemaphore(value: 0)
+        let inRight = DispatchSemaphore(value: 0)
+        let calls = Recorder<String>()
+        let tokens = Lock<(left: ConsumerToken?, right: ConsumerToken?)>((nil, nil))
+        let log = Recorder<String>()
+        leftConsumer.add(\.name) { _ in }
+        rightConsumer.add(\.name) { _ in }
+        let leftToken = leftConsumer.add(\.counter) { _ in
+            calls.append("left")
+            inLeft.signal()
+            inRight.wait()
+            tokens.withLock { $0.right }?.cancel()
+            log.append("left removed right")
+            log.append("left returns")
+        }
+        let rightToken = rightConsumer.add(\.counter) { _ in
+            calls.append("right")
+            inRight.signal()
+            inLeft.wait()
+            tokens.withLock { $0.left }?.cancel()
+            log.append("right removed left")
+            log.append("right returns")
+        }
+        tokens.withLock { $0 = (leftToken, rightToken) }
+        let subscriptions = [left.subscribe(leftConsumer), right.subscribe(rightConsumer)]
+        let finished = finishesWithoutDeadlock {
+            let threads = [left, right].map { store in spawn { store.dispatch(CounterAction.increment) } }
+            for thread in threads { thread.wait() }
+        }
+        guard finished else { return }
+        // The first removal to return did not wait (that would close a cycle), and its callback
+        // returned while the other removal waited for it; which side goes first is up to timing.
+        #expect(
+            log.values == ["right removed left", "right returns", "left removed right", "left returns"]
+                || log.values == ["left removed right", "left returns", "right removed left", "right returns"],
+            "\(log.values)")
+        left.dispatch(CounterAction.increment)
+        right.dispatch(CounterAction.increment)
+        #expect(calls.values.sorted() == ["left", "right"])
+        #expect(leftConsumer.count == 1 && rightConsumer.count == 1)
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
+    @Test func aMemberRemovedInsideTheFirstStateDeliveryIsNotCalled() {
+        let store = makeStore(AppState(counter: 3))
+        let consumer = StateConsumer<AppState>()
+        let calls = Recorder<String>()
+        let victim = Lock<ConsumerToken?>(nil)
+        consumer.add(\.counter, options: .instantly) { old, new in
+            calls.append("remover \(old)→\(new)")
+            victim.withLock { $0 }?.cancel()
+        }
+        victim.withLock { $0 = consumer.add(\.counter, options: .instantly) { _ in calls.append("victim") } }
+        let subscription = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+        #expect(calls.values == ["remover 3→3", "remover 3→4"])
+        #expect(consumer.count == 1)
+        subscription.cancel()
+    }
+
+    /// A callback subscribes a consumer whose members wait for their first state (the admission
+    /// runs after the current action), then removes one of them: it is never called.
+    @Test func aWaitingMemberRemovedBeforeItsAdmissionRanIsNotCalled() {
+        let store = makeStore()
+        let waiting = StateConsumer<AppState>()
+        let calls = Recorder<String>()
+        waiting.add(\.counter, options: .instantly) { old, new in calls.append("kept \(old)→\(new)") }
+        let victim = waiting.add(\.counter, options: .instantly) { _ in calls.append("victim") }
+        let subscriptions = Lock<[Subscription]>([])
+        let opener = StateConsumer<AppState>()
+        opener.add(\.counter) { new in
+            guard new == 1 else { return }
+            subscriptions.withLock { $0.append(store.subscribe(waiting)) }
+            victim.cancel()
+        }
+        subscriptions.withLock { $0.append(store.subscribe(opener)) }
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+        #expect(calls.values == ["kept 1→1", "kept 1→2"])
+        #expect(waiting.count == 1)
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+        #expect(store.subscriberCount == 0)
+    }
+
+    enum QueuedRemoval: String, CaseIterable, Sendable {
+        case token, removeAll, subscription, bag, pageClose
+    }
+
+    /// Calls waiting on a queue when their member is removed are dropped: the callback never runs.
+    @Test(arguments: QueuedRemoval.allCases)
+    func pendingQueuedCallsAreDroppedByTheirRemoval(_ removal: QueuedRemoval) {
+        let store = makeStore()
+        let queue = DispatchQueue(label: "removal-tests.pending")
+        let calls = CallCounter()
+        let page = PageStore(global: store, initialState: { $0 }, reducer: appReducer, deliveringOn: queue)
+        let consumer = removal == .pageClose ? page.globalConsumer : StateConsumer<AppState>(deliveringOn: queue)
+        let bag = ConsumerBag()
+        let token = consumer.add(\.counter) { _ in calls.increment() }
+        token.store(in: bag)
+        let subscription = removal == .pageClose ? nil : store.subscribe(consumer)
+        queue.suspend()
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+        switch removal {
+        case .token: token.cancel()
+        case .bag: bag.removeAll()
+        case .removeAll: consumer.removeAll()
+        case .subscription: subscription?.cancel()
+        case .pageClose: page.close()
+        }
+        queue.resume()
+        queue.sync {}
+        #expect(calls.value == 0)
+        subscription?.cancel()
+        page.close()
+        #expect(store.subscriberCount == 0)
+    }
+}
