@@ -9,7 +9,7 @@ struct ChurnTests {
     /// How big the run is; scaled down under sanitizers, which slow every access several times.
     private struct Scale {
         var dispatchers = 8
-        var dispatchesPerThread = scaled(20_000, sanitized: 1_000)
+        var dispatchesPerThread = scaled(20_000, sanitized: 2_500)
         var consumers = scaled(100, sanitized: 20)
         /// Consumers whose steady member watches `counter` (every action) rather than `block`: a
         /// member call costs about 2 µs in a debug build, so most watch the slower field.

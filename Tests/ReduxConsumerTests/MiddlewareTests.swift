@@ -58,6 +58,7 @@ struct MiddlewareTests {
 
     @Test func middlewareCanDelayAnActionToAnotherThread() {
         let delivered = DispatchSemaphore(value: 0)
+        let reduced = Recorder<Int>()
         let delay: Middleware<AppState> = { _, _ in
             { next in
                 { action in
@@ -66,10 +67,15 @@ struct MiddlewareTests {
             }
         }
         let store = makeStore(middleware: [delay])
-        let subscription = store.subscribe { _, _ in delivered.signal() }
+        // The subscriber runs before the store publishes the state to other threads: it reports
+        // the state it was given rather than the test reading `store.state` too early.
+        let subscription = store.subscribe { _, new in
+            reduced.append(new.counter)
+            delivered.signal()
+        }
         store.dispatch(CounterAction.increment)
         delivered.wait()
-        #expect(store.state.counter == 1)
+        #expect(reduced.values == [1])
         subscription.cancel()
     }
 
