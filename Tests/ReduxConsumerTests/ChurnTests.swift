@@ -1,7 +1,8 @@
 import Dispatch
-import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
+
+@testable import ReduxConsumer
 
 /// Guarantees 1, 3 and 6 under load: threads add and remove registrations of every kind while
 /// others dispatch to the same store.
@@ -27,7 +28,7 @@ struct ChurnTests {
         let store = Store(initialState: ChurnState(), reducer: churnReducer)
         let consumers = (0..<scale.consumers).map { _ in StateConsumer<ChurnState>() }
         let steady = consumers.enumerated().map { index, consumer in
-            let probe = CallProbe()
+            let probe = CallProbe("steady member of consumer \(index)")
             if index < scale.everyActionConsumers {
                 consumer.add(\.counter) { old, new in probe.call(old: old, new: new) }
             } else {
@@ -82,15 +83,60 @@ struct ChurnTests {
             #expect(
                 report == CallProbe.Report(calls: last, last: last), "steady member of consumer \(index): \(report)")
         }
-        let removed = churn.probes.map(\.report)
-        #expect(removed.reduce(0) { $0 + $1.lateCalls } == 0, "calls that started after their removal returned")
-        #expect(removed.reduce(0) { $0 + $1.disorders } == 0, "calls whose old was not the previous new")
-        #expect(removed.reduce(0) { $0 + $1.calls } > 0, "the churned registrations were never called")
+        let removed = churn.probes
+        #expect(
+            count(\.lateCalls, in: removed).isEmpty,
+            "calls that started after their removal returned: \(count(\.lateCalls, in: removed))")
+        #expect(
+            count(\.disorders, in: removed).isEmpty,
+            "calls whose old was not the previous new: \(count(\.disorders, in: removed))")
+        #expect(removed.reduce(0) { $0 + $1.report.calls } > 0, "the churned registrations were never called")
         #expect(store.subscriberCount == baseline)
         #expect(consumers.allSatisfy { $0.count == 1 })
         #expect(churn.watch.survivors.isEmpty, "outlived their removal: \(churn.watch.survivors)")
+        #expect(StoreContents(store) == StoreContents(evaluations: 2, consumers: scale.consumers))
         for subscription in subscriptions { subscription.cancel() }
         #expect(store.subscriberCount == 0)
+    }
+}
+
+/// The total of `field` over `probes`, by probe name, leaving out zeros.
+private func count(_ field: KeyPath<CallProbe.Report, Int>, in probes: [CallProbe]) -> [String: Int] {
+    probes.reduce(into: [:]) { totals, probe in
+        let value = probe.report[keyPath: field]
+        if value > 0 { totals[probe.name, default: 0] += value }
+    }
+}
+
+/// What is left inside a store (read in one of its jobs): what a pass walks, and what its drain
+/// still holds. After churn it must be what the steady registrations need, nothing more.
+private struct StoreContents: Equatable {
+    /// Distinct selections evaluated per state.
+    var evaluations = 0
+    var consumers = 0
+    var closureSubscribers = 0
+    var listeners = 0
+    var removalMarks = 0
+    var queuedJobs = 0
+
+    init(evaluations: Int, consumers: Int) {
+        self.evaluations = evaluations
+        self.consumers = consumers
+    }
+
+    init(_ store: Store<ChurnState>) {
+        let contents = Lock<StoreContents?>(nil)
+        store.perform(.control) { store in
+            let core = store.core.value
+            var inside = StoreContents(evaluations: store.host.engine.value.nodeCount, consumers: core.consumers.count)
+            inside.closureSubscribers = core.closures.count
+            inside.listeners = core.listeners.count
+            contents.withLock { $0 = inside }
+        }
+        self = contents.withLock { $0 } ?? StoreContents(evaluations: -1, consumers: -1)
+        let drain = store.drain.snapshot
+        removalMarks = drain.removalMarks.count
+        queuedJobs = drain.queuedCount
     }
 }
 
@@ -128,7 +174,7 @@ private final class ChurnLog: Sendable {
 
 /// An `owner:` member's owner: its release is the member's removal, so its deinit marks the probe.
 private final class ProbeOwner: Sendable {
-    let probe = CallProbe()
+    let probe = CallProbe("owner: member, its owner released")
 
     deinit {
         probe.removed()
@@ -201,10 +247,11 @@ private struct Churner {
     /// A member on the key path every steady member watches, in one of the shared consumers,
     /// removed by its token, by `remove(_:)` or by releasing the bag holding its token.
     private mutating func sharedKeyPathMember() -> Live {
-        let probe = CallProbe()
+        let removal = Int.random(in: 0..<3, using: &random)
+        let probe = CallProbe("key-path member, \(["token.cancel()", "remove(_:)", "its bag released"][removal])")
         let consumer = consumers[Int.random(in: consumers.indices, using: &random)]
         let token = consumer.add(\.counter) { old, new in probe.call(old: old, new: new) }
-        switch Int.random(in: 0..<3, using: &random) {
+        switch removal {
         case 0:
             return Live(probes: [probe]) {
                 token.cancel()
@@ -236,7 +283,7 @@ private struct Churner {
     }
 
     private mutating func closureSubscriber() -> Live {
-        let probe = CallProbe()
+        let probe = CallProbe("closure subscriber, cancel()")
         let subscription = store.subscribe { old, new in probe.call(old: old.counter, new: new.counter) }
         return Live(probes: [probe]) {
             subscription.cancel()
@@ -246,13 +293,15 @@ private struct Churner {
     /// A consumer that delivers on a queue, removed by its token, by `removeAll()` or by
     /// cancelling its subscription (which ends anyway, to return to the baseline).
     private mutating func queuedConsumer() -> Live {
-        let probe = CallProbe(.forward)
+        let removal = Int.random(in: 0..<3, using: &random)
+        let probe = CallProbe(
+            "deliveringOn: member, \(["token.cancel()", "removeAll()", "its subscription cancelled"][removal])",
+            .forward)
         var consumer: StateConsumer<ChurnState>? = StateConsumer(
             deliveringOn: queues[Int.random(in: queues.indices, using: &random)])
         let token = consumer!.add(\.counter) { old, new in probe.call(old: old, new: new) }
         let subscription = store.subscribe(consumer!)
         log.watch.track(consumer!)
-        let removal = Int.random(in: 0..<3, using: &random)
         return Live(probes: [probe]) {
             switch removal {
             case 0: token.cancel()
@@ -264,19 +313,25 @@ private struct Churner {
         }
     }
 
-    /// A page on the store, with a consumer of each state, closed then released, or released.
+    /// A page on the store, with a consumer of each state, perhaps forwarding the global actions
+    /// (an action listener on the store), closed then released, or released.
     private mutating func page() -> Live {
-        let global = CallProbe()
-        let local = CallProbe()
+        let forwards = Bool.random(using: &random)
+        let closes = Bool.random(using: &random)
+        let kind = "page\(forwards ? " forwarding global actions" : ""), \(closes ? "closed" : "released")"
+        let global = CallProbe("global consumer of a \(kind)")
+        let local = CallProbe("consumer of a \(kind)")
         var page: PageStore<ChurnState, ChurnState>? = PageStore(
             global: store, initialState: { $0 }, reducer: churnReducer)
+        if forwards {
+            page!.forwardActions { $0 is CounterAction }
+        }
         page!.globalConsumer.add(\.counter) { old, new in global.call(old: old, new: new) }
         page!.consumer.add(\.counter) { old, new in local.call(old: old, new: new) }
         for _ in 0..<Int.random(in: 1...3, using: &random) {
             page!.dispatch(CounterAction.increment)
         }
         log.watch.track(page!)
-        let closes = Bool.random(using: &random)
         return Live(probes: [global, local]) {
             if closes { page!.close() }
             page = nil

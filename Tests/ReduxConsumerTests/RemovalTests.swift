@@ -154,6 +154,49 @@ struct RemovalTests {
         #expect(store.subscriberCount == 0)
     }
 
+    /// Releasing a page is one of the removals of guarantee 1: once the owner's last reference is
+    /// dropped, the page's consumers are never called again, even when the global store is
+    /// forwarding an action to the page on another thread at that moment.
+    @Test func aReleasedPageIsNotCalledForAnActionForwardedWhileItWasReleased() {
+        let global = makeStore()
+        let calls = Recorder<String>()
+        let inPredicate = DispatchSemaphore(value: 0)
+        let hasReleaseReturned = Lock(false)
+        let holder = Lock<PageStore<AppState, AppState>?>(
+            PageStore(global: global, initialState: { $0 }, reducer: appReducer))
+        weak let weakPage = holder.withLock { $0 }
+        let subscribed = global.subscriberCount
+        holder.withLock { $0 }?.forwardActions { action in
+            // The forwarding listener runs on the dispatching thread. It goes on once the page's
+            // release has begun (its global subscription is gone) or has returned: a release must
+            // wait for a call in progress, so waiting for it to return could deadlock.
+            if case CounterAction.rename("forwarded")? = action as? CounterAction {
+                inPredicate.signal()
+                spin { global.subscriberCount < subscribed || hasReleaseReturned.withLock { $0 } }
+            }
+            return true
+        }
+        holder.withLock { $0 }?.consumer.add(\.name) { new in
+            calls.append("\(new ?? "nil")\(hasReleaseReturned.withLock { $0 } ? " after the release returned" : "")")
+        }
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { global.dispatch(CounterAction.rename("forwarded")) }
+            inPredicate.wait()
+            // The owner drops its only reference to the page.
+            let page = holder.withLock { holder in
+                defer { holder = nil }
+                return holder
+            }
+            _ = consume page
+            hasReleaseReturned.withLock { $0 = true }
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        #expect(!calls.values.contains { $0.hasSuffix("after the release returned") }, "\(calls.values)")
+        #expect(weakPage == nil)
+        #expect(global.subscriberCount == 0)
+    }
+
     enum QueuedRemoval: String, CaseIterable, Sendable {
         case token, removeAll, subscription, bag, pageClose
     }

@@ -30,10 +30,13 @@ package final class CallProbe: Sendable {
         }
     }
 
+    /// What the probe watches, for failure messages.
+    package let name: String
     private let step: Step
     private let state = Lock((report: Report(), isRemoved: false))
 
-    package init(_ step: Step = .exact) {
+    package init(_ name: String, _ step: Step = .exact) {
+        self.name = name
         self.step = step
     }
 
