@@ -49,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "consumer-bench",
-            dependencies: ["ReduxConsumer", "ReduxConsumerDiff"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff", "ConsumerDemoKit"],
             path: "Benchmarks/Sources/consumer-bench",
             swiftSettings: strictSettings
         ),
@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReduxConsumerTestingTests",
-            dependencies: ["ReduxConsumer", "ReduxConsumerTesting", "ReduxConsumerTestSupport"],
+            dependencies: ["ReduxConsumer", "ReduxConsumerDiff", "ReduxConsumerTesting", "ReduxConsumerTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

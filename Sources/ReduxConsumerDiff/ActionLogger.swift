@@ -28,7 +28,10 @@ import ReduxConsumer
 /// `log` is called on the thread that processes the store, after the store's subscribers were
 /// notified of the action, outside any lock: it may dispatch (the action is queued and logged after
 /// this one). Actions that `isLogged` rejects cost one call; the others cost two state reads and a
-/// ``StateDiff``, roughly linear in the size of the parts that changed.
+/// ``StateDiff``, roughly linear in the size of the parts that changed. Because the logger keeps
+/// the state from before the action, a reducer that appends to a plain array in the state copies
+/// the whole array; keep long, growing collections in a ``ChunkedCollection`` so that both the
+/// append and its diff cost one chunk.
 public struct ActionLogger<State: Sendable>: Sendable {
     /// How changes are rendered in ``Entry/description``: value length and ANSI colors.
     public var format: DiffFormat

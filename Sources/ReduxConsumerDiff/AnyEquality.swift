@@ -22,3 +22,18 @@ extension Equatable {
         return self == other
     }
 }
+
+/// The `==` of `Element`, when it is `Equatable`, as a function on values of static type `Element`.
+///
+/// Found once per list instead of once per comparison, which would open an `any Equatable`
+/// existential and cast the other value back for each pair.
+func typedEquality<Element>(of _: Element.Type) -> ((Element, Element) -> Bool)? {
+    guard let equatable = Element.self as? any Equatable.Type else {
+        return nil
+    }
+    return equalityFunction(of: equatable) as? (Element, Element) -> Bool
+}
+
+private func equalityFunction<Value: Equatable>(of _: Value.Type) -> Any {
+    { (lhs: Value, rhs: Value) in lhs == rhs }
+}

@@ -6,6 +6,13 @@ import ReduxConsumer
 /// as long recursive enums cannot overflow the call stack. Paths are kept as indices into an
 /// arena of `(parent, component)` nodes, so going one level deeper costs O(1) instead of copying
 /// the whole path; a ``StateDiff/Path`` is only built when a change is recorded.
+///
+/// Shortcuts keep the cost proportional to what changed: `Equatable` subtrees that are equal by
+/// `==` are skipped after one comparison; arrays and ``ChunkedCollection``s are read as
+/// ``ElementList``s, whose common start and end are trimmed by shared storage, identical bytes
+/// or `==` before the rest is aligned, and only the elements that differ are ever boxed or
+/// rendered. Without shortcuts (`usesShortcuts: false`) everything is walked by reflection alone;
+/// the result is the same, which the tests check.
 struct ReflectiveDiffer {
     private enum Pending {
         case compare(old: Any, new: Any, path: Int)
@@ -20,8 +27,13 @@ struct ReflectiveDiffer {
     private static let root = -1
 
     private let dumper = ValueDumper()
+    private let usesShortcuts: Bool
     private var pathNodes: [(parent: Int, component: StateDiff.Path.Component)] = []
     private var comparedObjects: Set<ObjectPair> = []
+
+    init(usesShortcuts: Bool = true) {
+        self.usesShortcuts = usesShortcuts
+    }
 
     mutating func changes(from old: Any, to new: Any) -> [StateDiff.Change] {
         var changes: [StateDiff.Change] = []
@@ -49,14 +61,19 @@ struct ReflectiveDiffer {
         if type(of: old) is AnyClass, (old as AnyObject) === (new as AnyObject) {
             return []
         }
-        let equal = isEqual(old, new)
-        if equal == true {
-            return []
-        }
         guard type(of: old) == type(of: new) else {
             return [.record(.changed, old: old, new: new, path: path)]
         }
-        switch (ValueShape(of: old), ValueShape(of: new)) {
+        if usesShortcuts, let oldElements = elementList(of: old), let newElements = elementList(of: new) {
+            // Before `==`, which would read every element of two equal-length arrays.
+            return compareElements(oldElements, newElements, at: path)
+        }
+        let equal = equality(old, new)
+        if equal == true {
+            return []
+        }
+        // Arrays and chunked collections were opened above when shortcuts are on.
+        switch (ValueShape(of: old, opensLists: false), ValueShape(of: new, opensLists: false)) {
         case (.optional(let oldWrapped), .optional(let newWrapped)):
             switch (oldWrapped, newWrapped) {
             case (nil, nil):
@@ -110,33 +127,65 @@ struct ReflectiveDiffer {
         }
     }
 
-    private mutating func compareElements(_ old: [Any], _ new: [Any], at path: Int) -> [Pending] {
+    /// Aligns two lists of elements: the common start and end are trimmed first (by shared
+    /// storage, identical bytes or `==`, with shortcuts on), then only the middle is boxed,
+    /// aligned and compared.
+    private mutating func compareElements(
+        _ oldList: any ElementList,
+        _ newList: any ElementList,
+        at path: Int
+    ) -> [Pending] {
+        var middle =
+            (usesShortcuts ? oldList.differingMiddle(against: newList, trimsEnd: true) : nil)
+            ?? ListMiddle(
+                prefix: 0,
+                suffix: 0,
+                old: oldList.elements(in: 0..<oldList.count),
+                new: newList.elements(in: 0..<newList.count)
+            )
         var oldRenderings: [Int: String] = [:]
         var newRenderings: [Int: String] = [:]
-        let edits = SequenceAlignment.edits(oldCount: old.count, newCount: new.count) { oldIndex, newIndex in
-            if let equal = isEqual(old[oldIndex], new[newIndex]) {
+        func match(_ oldIndex: Int, _ newIndex: Int) -> SequenceAlignment.Match {
+            if let equal = middle.areEqual?(oldIndex, newIndex) ?? equality(middle.old[oldIndex], middle.new[newIndex])
+            {
                 return equal ? .exact : .different
             }
             // Not Equatable: align by rendering; aligned pairs are still compared afterwards.
-            let oldRendering = oldRenderings[oldIndex] ?? dumper.string(describing: old[oldIndex])
-            let newRendering = newRenderings[newIndex] ?? dumper.string(describing: new[newIndex])
+            let oldRendering = oldRenderings[oldIndex] ?? dumper.string(describing: middle.old[oldIndex])
+            let newRendering = newRenderings[newIndex] ?? dumper.string(describing: middle.new[newIndex])
             oldRenderings[oldIndex] = oldRendering
             newRenderings[newIndex] = newRendering
             return oldRendering == newRendering ? .similar : .different
         }
+        if middle.areEqual == nil, middle.suffix > 0 {
+            // Without a typed `==`, the common start was cut at the first pair whose bytes differ,
+            // though it may go on by `==` or by rendering. Reflection alone would trim that whole
+            // start first, and would then keep the trimmed end out of it; if the start reaches
+            // across the shorter middle into the trimmed end, align without trimming the end.
+            let shorter = min(middle.old.count, middle.new.count)
+            var start = 0
+            while start < shorter, match(start, start) != .different {
+                start += 1
+            }
+            if start == shorter, let untrimmed = oldList.differingMiddle(against: newList, trimsEnd: false) {
+                middle = untrimmed
+            }
+        }
+        let edits = SequenceAlignment.edits(oldCount: middle.old.count, newCount: middle.new.count, match: match)
+        let (prefix, old, new) = (middle.prefix, middle.old, middle.new)
         var pending: [Pending] = []
         for edit in edits {
             switch edit {
             case .same(_, _, isExact: true):
                 break
             case .same(let oldIndex, let newIndex, isExact: false), .changed(let oldIndex, let newIndex):
-                let elementPath = child(of: path, .index(newIndex))
+                let elementPath = child(of: path, .index(prefix + newIndex))
                 pending.append(.compare(old: old[oldIndex], new: new[newIndex], path: elementPath))
             case .removed(let oldIndex):
-                let elementPath = child(of: path, .index(oldIndex))
+                let elementPath = child(of: path, .index(prefix + oldIndex))
                 pending.append(.record(.removed, old: old[oldIndex], new: nil, path: elementPath))
             case .inserted(let newIndex):
-                let elementPath = child(of: path, .index(newIndex))
+                let elementPath = child(of: path, .index(prefix + newIndex))
                 pending.append(.record(.added, old: nil, new: new[newIndex], path: elementPath))
             }
         }
@@ -153,7 +202,7 @@ struct ReflectiveDiffer {
         var differing: [(rendering: String, old: Any?, new: Any?)] = []
         for (key, oldEntry) in oldByKey {
             let newValue = newByKey[key]?.value
-            if let newValue, isEqual(oldEntry.value, newValue) == true {
+            if let newValue, equality(oldEntry.value, newValue) == true {
                 continue
             }
             differing.append((dumper.string(describing: oldEntry.key), oldEntry.value, newValue))
@@ -193,6 +242,11 @@ struct ReflectiveDiffer {
     /// mirrors that use this display style for something else.
     private func hashable(_ value: Any) -> AnyHashable {
         (value as? AnyHashable) ?? AnyHashable(dumper.string(describing: value))
+    }
+
+    /// The values' own `==`, when shortcuts are on and their type has one.
+    private func equality(_ old: Any, _ new: Any) -> Bool? {
+        usesShortcuts ? isEqual(old, new) : nil
     }
 
     private mutating func child(of parent: Int, _ component: StateDiff.Path.Component) -> Int {

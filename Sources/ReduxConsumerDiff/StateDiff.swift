@@ -26,8 +26,21 @@ import ReduxConsumer
 ///   shortest edit script) so that an insertion shows as one ``Change/Kind/added`` instead of a
 ///   change at every later index. Removals carry their old index, insertions and changes their
 ///   new index. When the part that differs is too large to align cheaply, elements are compared
-///   index by index.
+///   index by index. A ``ChunkedCollection`` is diffed and rendered as the array of its elements.
 /// - Dictionaries: entries are matched by key; sets by member.
+///
+/// ## Cost
+/// A diff costs what changed, not the size of the values. `Equatable` subtrees are compared with
+/// their own `==` first, so equal ones are never walked. Arrays are read without a `Mirror`: their
+/// common prefix and suffix are trimmed first, by shared storage (two arrays that share a buffer
+/// are equal), by identical bytes, then by `==`, and only the elements left in between are
+/// reflected, aligned and rendered. Values and elements whose bytes are identical count as
+/// unchanged, even a `Double.nan`, which is not `==` to itself; so a state that an action left
+/// alone costs one comparison of its bytes. An array that was copied before it changed must
+/// still be read once, at memory speed (1.6 MB for 100,000 strings). A ``ChunkedCollection``
+/// avoids even that: chunks that both versions share are skipped without being read, so one
+/// append to it costs a few microseconds whatever its length. Rendering a large value reads only
+/// the elements that fit in its rendering.
 ///
 /// Changes are ordered depth first in declaration order; dictionary keys and set members are
 /// ordered by their rendered description, so the result is the same on every run. Values are
@@ -47,15 +60,22 @@ public struct StateDiff: Sendable, Hashable, Encodable {
     /// Computes the differences between two values of the same type.
     ///
     /// Neither value needs to be `Equatable`. Equal `Equatable` subtrees are skipped after one
-    /// `==`, so diffing two states that share most of their data is cheap.
+    /// `==`, and the unchanged ends of arrays are skipped by storage or bytes, so diffing two
+    /// states that share most of their data is cheap (see "Cost" above).
     ///
     /// - Parameters:
     ///   - old: The value before, for example the state before an action.
     ///   - new: The value after.
-    /// - Complexity: Roughly linear in the size of the parts that differ. Arrays are aligned in
-    ///   O(n + d²) for n elements and d edits, with a fixed budget after which they fall back to
-    ///   an index-by-index comparison, so large arrays stay near linear.
+    /// - Complexity: Roughly linear in the size of the parts that differ. An array's unchanged
+    ///   ends cost a byte comparison (nothing when the storage is shared; one comparison per
+    ///   chunk for a ``ChunkedCollection``). The d elements left in between are aligned in
+    ///   O(d²) at worst, with a fixed budget after which they are compared index by index.
     public init<Value>(from old: Value, to new: Value) {
+        guard !IdenticalBytes.areIdentical(old, new) else {
+            // The same bytes are the same value: an action that changed nothing costs this.
+            changes = []
+            return
+        }
         var differ = ReflectiveDiffer()
         changes = differ.changes(from: old, to: new)
     }

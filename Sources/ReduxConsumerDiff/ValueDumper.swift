@@ -95,8 +95,7 @@ struct ValueDumper {
         case .tuple(let fields):
             writeFields(fields, open: "(", close: ")", depth: depth, to: &output, ancestors: &ancestors)
         case .collection(let elements):
-            let fields = elements.map { ValueShape.Field(label: nil, value: $0) }
-            writeFields(fields, open: "[", close: "]", depth: depth, to: &output, ancestors: &ancestors)
+            writeElements(elements, depth: depth, to: &output, ancestors: &ancestors)
         case .dictionary(let entries):
             writeDictionary(entries, depth: depth, to: &output, ancestors: &ancestors)
         case .set(let members):
@@ -150,6 +149,19 @@ struct ValueDumper {
             write(field.value, depth: depth + 1, to: &output, ancestors: &ancestors)
         }
         output.append(close)
+    }
+
+    /// Reads only the elements that fit: a large array costs what is written, not its length.
+    private func writeElements(
+        _ elements: any ElementList,
+        depth: Int,
+        to output: inout Output,
+        ancestors: inout [ObjectIdentifier]
+    ) {
+        // Each element takes at least one byte, so no more than `maxLength` can be written.
+        let shown = elements.elements(in: 0..<min(elements.count, maxLength + 1))
+        let fields = shown.map { ValueShape.Field(label: nil, value: $0) }
+        writeFields(fields, open: "[", close: "]", depth: depth, to: &output, ancestors: &ancestors)
     }
 
     private func writeDictionary(

@@ -19,11 +19,23 @@ enum ValueShape {
     /// mirror that has no display style.
     case fields(typeName: String, fields: [Field], object: AnyObject?)
     case tuple([Field])
-    case collection([Any])
+    /// An array, a ``ChunkedCollection``, or another collection read through its mirror.
+    case collection(any ElementList)
     case dictionary([(key: Any, value: Any)])
     case set([Any])
 
-    init(of value: Any) {
+    /// Classifies `value`.
+    ///
+    /// - Parameters:
+    ///   - value: The value to classify.
+    ///   - opensLists: Whether arrays and chunked collections are opened as ``ElementList``s
+    ///     (cheap) rather than read through their mirror (every element boxed, and a chunked
+    ///     collection shown as the struct it is).
+    init(of value: Any, opensLists: Bool = true) {
+        if opensLists, let list = elementList(of: value) {
+            self = .collection(list)
+            return
+        }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
         case .optional:
@@ -37,7 +49,7 @@ enum ValueShape {
         case .tuple:
             self = .tuple(mirror.children.map { Field(label: Self.tupleLabel($0.label), value: $0.value) })
         case .collection:
-            self = .collection(mirror.children.map(\.value))
+            self = .collection(ChunkedElements(mirror.children.map(\.value)))
         case .set:
             self = .set(mirror.children.map(\.value))
         case .dictionary:

@@ -66,6 +66,30 @@ struct DemoCLITests {
         )
     }
 
+    @Test func longScriptsReportWorksByTheirPositionAcrossChunks() {
+        // Just over one chunk of the demo's `ChunkedList` (1,024 works).
+        let script = (0..<1_040).map { #"add-work "work \#($0)""# } + ["remove-work 1030", "remove-work 0"]
+        let run = runInProcess(["run", "-"], input: script)
+        #expect(run.status == .success)
+        #expect(
+            run.output.contains(
+                """
+                1040  addWork("work 1039")
+                       + works[1039]: "work 1039"
+                1041  removeWork(at: 1030)
+                       - works[1030]: "work 1030"
+                1042  removeWork(at: 0)
+                       - works[0]: "work 0"
+
+                final state:
+                  counter: 0
+                  name: nil
+                  works: ["work 1", "work 2", "work 3",
+                """
+            )
+        )
+    }
+
     @Test func runWithoutAFileReadsStandardInputWhenItIsNotATerminal() {
         let run = runInProcess(["run", "--json"], input: ["set 3"])
         #expect(

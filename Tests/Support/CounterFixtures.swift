@@ -1,7 +1,7 @@
 import ReduxConsumer
 
 /// The seed's counter state (ReSwift-Consumer's README).
-package struct AppState: Equatable, Sendable {
+package struct AppState: Equatable, Sendable, Codable {
     package var counter = 0
     package var name: String?
     package var works: [String] = []
@@ -13,7 +13,7 @@ package struct AppState: Equatable, Sendable {
     }
 }
 
-package enum CounterAction: Action, Equatable {
+package enum CounterAction: Action, Equatable, Codable {
     case increment
     case decrement
     case set(Int)

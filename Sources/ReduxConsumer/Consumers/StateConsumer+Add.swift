@@ -233,18 +233,18 @@ extension StateConsumer {
         id: UInt64,
         key: GroupKey?,
         selection: Selection<State, Value>,
-        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject) -> Bool,
+        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
     ) -> Enrollment {
         Enrollment(
             id: id,
             key: key,
-            makeGroup: { state, cell, gate, tag in
+            makeGroup: { state, cell, routes, tag, cache in
                 let cell =
                     cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
-                    ?? ValueCell(baseline: selection.read(state.assumingMemoryBound(to: State.self)))
-                let typed = TypedGroup<State, Value>(cell: cell, gate: gate, tag: tag)
+                    ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
+                let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag)
                 typed.members.insert(callback, identifier: id)
                 return typed.memberGroup(key: key, evaluate: evaluate)
             },
@@ -260,5 +260,18 @@ extension StateConsumer {
                         state: state.assumingMemoryBound(to: State.self), drain: drain)
                 } : nil
         )
+    }
+
+    /// A new evaluation cell starting from the state's value (and, for a derived value, its memo).
+    @inlinable
+    static func cell<Value>(
+        for selection: Selection<State, Value>,
+        state: UnsafeMutablePointer<State>,
+        cache: DerivationCache
+    ) -> ValueCell<Value> {
+        var memo: AnyObject?
+        let cell = ValueCell(baseline: selection.read(state, cache: cache, memo: &memo))
+        cell.memo = memo
+        return cell
     }
 }

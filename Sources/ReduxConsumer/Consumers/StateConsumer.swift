@@ -45,8 +45,8 @@ public final class StateConsumer<State: Sendable>: Sendable {
     let control: Lock<ConsumerControl<State>>
     /// The consumer's members, confined to the drain of its current host.
     let members: ConsumerMembers
-    /// Where queued callbacks wait, for a consumer created with a queue.
-    let gate: DeliveryGate?
+    /// Where callbacks that are not called in place wait: the consumer's queue, its actors.
+    let routes: DeliveryRoutes
     // `control` comes before `members` in lock order: a removal decides under `control`, then
     // takes its drain's lock; nothing takes them the other way round.
 
@@ -57,13 +57,13 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///   asynchronously there, in order. A queue that falls behind gets each member's changes
     ///   merged (the first `old`, the latest `new`), never stale or repeated values.
     public init(deliveringOn queue: DispatchQueue? = nil) {
-        gate = queue.map(DeliveryGate.init(queue:))
+        routes = DeliveryRoutes(queue: queue.map { DeliveryGate(pump: .queue($0)) })
         control = Lock(ConsumerControl())
-        members = ConsumerMembers(Registration(gate: gate))
+        members = ConsumerMembers(Registration(routes: routes))
     }
 
     deinit {
-        gate?.close()
+        routes.close()
     }
 
     /// The number of members added and not yet removed (members whose owner is gone no longer
@@ -119,7 +119,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
             control.owners.removeAll()
             return true
         }
-        gate?.dropAll()
+        routes.dropAll()
         withExtendedLifetime(garbage) {}
     }
 
@@ -132,7 +132,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
             // An add that has not run yet is cancelled: it checks `admitting` when it runs.
             return control.admitting.remove(id) == nil
         }
-        gate?.drop(id)
+        routes.drop(id)
         withExtendedLifetime(garbage) {}
     }
 
@@ -174,11 +174,13 @@ public final class StateConsumer<State: Sendable>: Sendable {
             engine.attach(registration, order: engine.takeOrder(), state: state)
             return
         }
+        // Members added by the callbacks below wait for the next state.
+        let waitingBefore: Set<UInt64> = registration.waiting.isEmpty ? [] : Set(registration.waiting.map(\.id))
         for run in engine.evaluate(state) {
             engine.deliver(run, state: state)
         }
         engine.endPass()
-        engine.admitWaiting(in: registration, state: state)
+        engine.admitWaiting(in: registration, state: state, among: waitingBefore)
     }
 
     /// Runs `body` with the registration on the drain of the consumer's current host; follows the

@@ -5,11 +5,24 @@ enum ConsumerCallback<State: Sendable, Value: Sendable>: Sendable {
     case change(@Sendable (_ old: Value, _ new: Value) -> Void)
     case value(@Sendable (_ new: Value) -> Void)
     case changeInState(@Sendable (_ old: Value, _ new: Value, _ state: State) -> Void)
+    /// A callback isolated to an actor: posted to the consumer's actor gate and called there (the
+    /// closure hops to the actor, then begins and ends the call with the gate, see
+    /// ``DeliveryGate``).
+    case isolated(
+        @Sendable (_ old: Value, _ new: Value, _ state: State?, _ gate: DeliveryGate, _ member: UInt64) async -> Void
+    )
 
     /// Whether the callback needs the whole state (so a queued delivery must keep a copy).
     @inlinable
     var needsState: Bool {
         if case .changeInState = self { return true }
+        return false
+    }
+
+    /// Whether the callback runs on an actor (it is posted to the consumer's actor gate).
+    @inlinable
+    var isIsolated: Bool {
+        if case .isolated = self { return true }
         return false
     }
 
@@ -20,6 +33,7 @@ enum ConsumerCallback<State: Sendable, Value: Sendable>: Sendable {
         case .change(let callback): callback(old, new)
         case .value(let callback): callback(new)
         case .changeInState(let callback): Self.call(callback, old: old, new: new, state: &state.pointee)
+        case .isolated: assertionFailure("an actor's member is posted, never called in place")
         }
     }
 
@@ -43,6 +57,7 @@ enum ConsumerCallback<State: Sendable, Value: Sendable>: Sendable {
         case .changeInState(let callback):
             // A queued delivery keeps the state for this shape (see `needsState`).
             if let state { callback(old, new, state) }
+        case .isolated: assertionFailure("an actor's member runs through its gate")
         }
     }
 }

@@ -1,21 +1,31 @@
 import Dispatch
 
-/// The queue side of a consumer that delivers on a `DispatchQueue`: pending calls, coalesced per
-/// member, and the gate that makes removal final.
+/// Where a consumer's callbacks wait when they do not run on the store's thread: on a
+/// `DispatchQueue` (`deliveringOn:`), or on actors (members added with `on:`). Pending calls are
+/// coalesced per member, and the gate makes removal final.
 ///
-/// A pass posts a member's call here instead of making it; the queue then calls the members in the
-/// order their calls were first posted. While a member's call waits, a newer change of the same
-/// member is merged into it, keeping the first `old` and the latest `new`: a slow queue gets fewer,
-/// larger steps, never a stale or repeated value, and the memory held is one call per member at
-/// most, whatever the dispatch rate.
+/// A pass posts a member's call here instead of making it; a pump (a block on the queue, or a task)
+/// then makes the calls one at a time, in the order they were first posted. While a member's call
+/// waits, a newer change of the same member is merged into it, keeping the first `old` and the
+/// latest `new`: a slow receiver gets fewer, larger steps, never a stale or repeated value, and
+/// the memory held is one call per member at most, whatever the dispatch rate.
 ///
-/// Removal drops a member's pending call; when that member's call is running on the queue at that
-/// moment, removal waits for it to return (unless the thread running it is waiting for the
-/// remover, see ``ThreadContext/parked(_:)``), so once removal returns the callback neither runs nor
-/// starts again.
+/// Each call goes through three steps: the pump *takes* it, the call *begins* where it runs (on the
+/// queue, or on the member's actor) and *ends*. Removal drops a member's pending call, makes a taken
+/// call refuse to begin, and waits for a call that has begun on another thread to end (unless that
+/// thread is waiting for the remover, see ``ThreadContext/parked(_:)``): once removal returns, the
+/// callback neither runs nor starts again.
 @usableFromInline
 final class DeliveryGate: Sendable {
-    private let queue: DispatchQueue
+    /// How the pump runs.
+    enum Pump: Sendable {
+        /// A block on this queue makes the calls.
+        case queue(DispatchQueue)
+        /// A task makes the calls, each on its member's actor.
+        case tasks
+    }
+
+    private let pump: Pump
     private let state = Lock(State())
 
     private struct State {
@@ -25,11 +35,11 @@ final class DeliveryGate: Sendable {
         /// members whose call was dropped since (skipped when reached).
         var order: [UInt64] = []
         var head = 0
-        /// Whether a block that drains `pending` is scheduled on the queue.
-        var isScheduled = false
-        /// The call running on the queue: whose, on which thread, and whether that thread is
-        /// parked (waiting inside the library for another thread).
-        var running: (member: UInt64, thread: ObjectIdentifier, isParked: Bool)?
+        /// Whether a pump is scheduled or running.
+        var isPumping = false
+        /// The call the pump took: whose, whether removal dropped it before it began, and once it
+        /// began, on which thread and whether that thread is parked.
+        var current: Current?
         /// Set when the consumer is gone: nothing is called any more.
         var isClosed = false
 
@@ -47,8 +57,15 @@ final class DeliveryGate: Sendable {
         }
     }
 
-    init(queue: DispatchQueue) {
-        self.queue = queue
+    private struct Current {
+        let member: UInt64
+        var isDropped = false
+        var thread: ObjectIdentifier?
+        var isParked = false
+    }
+
+    init(pump: Pump) {
+        self.pump = pump
     }
 
     /// Posts `call` for `member`, merged into its pending call if it has one.
@@ -62,22 +79,26 @@ final class DeliveryGate: Sendable {
                 state.pending[member] = call
                 state.order.append(member)
             }
-            guard !state.isScheduled else { return false }
-            state.isScheduled = true
+            guard !state.isPumping else { return false }
+            state.isPumping = true
             return true
         }
-        if schedules {
-            queue.async { [self] in drain() }
+        guard schedules else { return }
+        switch pump {
+        case .queue(let queue):
+            queue.async { [self] in pumpOnQueue() }
+        case .tasks:
+            Task { [self] in await pumpTasks() }
         }
     }
 
-    /// Drops `member`'s pending call and, if its call is running on another thread, waits until it
-    /// returns (or that thread parks).
+    /// Drops `member`'s pending call and, if its call began on another thread, waits until it
+    /// ends (or that thread parks).
     func drop(_ member: UInt64) {
         drop { $0 == member }
     }
 
-    /// Drops every pending call and waits for a running one, as ``drop(_:)`` does.
+    /// Drops every pending call and waits for a call in progress, as ``drop(_:)`` does.
     func dropAll() {
         drop { _ in true }
     }
@@ -86,6 +107,7 @@ final class DeliveryGate: Sendable {
     func close() {
         let dropped = state.withLock { state -> [any PendingCall] in
             state.isClosed = true
+            state.current?.isDropped = true
             defer { state.pending.removeAll() }
             return Array(state.pending.values)
         }
@@ -93,11 +115,33 @@ final class DeliveryGate: Sendable {
         withExtendedLifetime(dropped) {}
     }
 
+    /// The call `member` the pump took is about to run on the calling thread; returns `false` if
+    /// removal dropped it meanwhile (then it must not run, and ``end(_:)`` is not called).
+    func begin(_ member: UInt64) -> Bool {
+        let context = ThreadContext.current
+        let begins = state.withLock { state -> Bool in
+            guard let current = state.current, current.member == member, !current.isDropped else { return false }
+            state.current?.thread = ObjectIdentifier(context)
+            return true
+        }
+        if begins { context.enter(self) }
+        return begins
+    }
+
+    /// The call that began on the calling thread is over.
+    func end(_ member: UInt64) {
+        ThreadContext.current.leave(self)
+        state.withLock { state in
+            if state.current?.member == member { state.current = nil }
+        }
+        state.broadcast()
+    }
+
     /// The calling thread, which runs a call of this gate, starts waiting for another thread.
     func park(by context: ThreadContext) {
         let thread = ObjectIdentifier(context)
         state.withLock { state in
-            if state.running?.thread == thread { state.running?.isParked = true }
+            if state.current?.thread == thread { state.current?.isParked = true }
         }
         state.broadcast()
     }
@@ -106,7 +150,7 @@ final class DeliveryGate: Sendable {
     func unpark(by context: ThreadContext) {
         let thread = ObjectIdentifier(context)
         state.withLock { state in
-            if state.running?.thread == thread { state.running?.isParked = false }
+            if state.current?.thread == thread { state.current?.isParked = false }
         }
     }
 
@@ -114,14 +158,19 @@ final class DeliveryGate: Sendable {
         let context = ThreadContext.current
         let thread = ObjectIdentifier(context)
         let dropped = state.withLock { state -> [any PendingCall] in
+            if let current = state.current, current.thread == nil, matches(current.member) {
+                state.current?.isDropped = true
+            }
             let members = state.pending.keys.filter(matches)
             return members.compactMap { state.pending.removeValue(forKey: $0) }
         }
         context.parked {
             state.withLock(
                 waitingUntil: { state in
-                    guard let running = state.running, matches(running.member) else { return true }
-                    return running.thread == thread || running.isParked
+                    guard let current = state.current, let running = current.thread, matches(current.member) else {
+                        return true
+                    }
+                    return running == thread || current.isParked
                 },
                 { _ in }
             )
@@ -129,40 +178,46 @@ final class DeliveryGate: Sendable {
         withExtendedLifetime(dropped) {}
     }
 
-    /// Runs on the queue: calls pending members one at a time until none is left.
-    private func drain() {
-        let context = ThreadContext.current
-        let thread = ObjectIdentifier(context)
-        while true {
-            let next = state.withLock { state -> (any PendingCall)? in
-                state.running = nil
-                guard !state.isClosed, let (member, call) = state.takeNext() else {
-                    state.isScheduled = false
-                    return nil
-                }
-                state.running = (member, thread, false)
-                return call
+    /// Takes the next call, or stops the pump when none is left.
+    private func takeNext() -> (UInt64, any PendingCall)? {
+        let next = state.withLock { state -> (UInt64, any PendingCall)? in
+            state.current = nil
+            guard !state.isClosed, let (member, call) = state.takeNext() else {
+                state.isPumping = false
+                return nil
             }
-            // Wakes removers waiting for the call that just returned.
-            state.broadcast()
-            guard let next else { return }
-            context.enter(self)
-            let outer = context.generation
-            context.generation = next.generation
-            next.run()
-            context.generation = outer
-            context.leave(self)
+            state.current = Current(member: member)
+            return (member, call)
+        }
+        // Wakes removers waiting for the call that just ended.
+        state.broadcast()
+        return next
+    }
+
+    /// Runs on the queue: makes the calls one at a time until none is left.
+    private func pumpOnQueue() {
+        while let (member, call) = takeNext() {
+            guard begin(member) else { continue }
+            call.run(gate: self, member: member)
+            end(member)
+        }
+    }
+
+    /// Runs in a task: makes the calls one at a time, each on its member's actor.
+    private func pumpTasks() async {
+        while let (member, call) = takeNext() {
+            await call.runIsolated(gate: self, member: member)
         }
     }
 }
 
-/// One member's call waiting on a queue, typed inside (see ``PendingChange``).
+/// One member's call waiting in a ``DeliveryGate``, typed inside (see ``PendingChange``).
 @usableFromInline
 protocol PendingCall: AnyObject, Sendable {
-    /// The dispatch chain the change came from, so a callback that dispatches continues it.
-    var generation: Int { get }
-    /// Makes the call.
-    func run()
+    /// Makes the call on the calling thread (a queue's).
+    func run(gate: DeliveryGate, member: UInt64)
+    /// Makes the call on its member's actor, between the gate's `begin` and `end` there.
+    func runIsolated(gate: DeliveryGate, member: UInt64) async
     /// Merges a newer change of the same member into this one: keep `old`, take the new `new`.
     func absorb(_ newer: any PendingCall)
 }
@@ -171,12 +226,13 @@ protocol PendingCall: AnyObject, Sendable {
 @usableFromInline
 final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unchecked Sendable {
     // @unchecked: `new` and `state` are only touched under the gate's lock (`absorb`) or by the
-    // one queue block that took the call out of the gate (`run`), never both.
+    // one pump that took the call out of the gate (`run`), never both.
     let callback: ConsumerCallback<State, Value>
     let old: Value
     var new: Value
     var state: State?
-    @usableFromInline let generation: Int
+    /// The dispatch chain the change came from, so a callback that dispatches continues it.
+    let generation: Int
 
     @usableFromInline
     init(_ callback: ConsumerCallback<State, Value>, old: Value, new: Value, state: State?) {
@@ -188,8 +244,24 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
     }
 
     @usableFromInline
-    func run() {
+    func run(gate: DeliveryGate, member: UInt64) {
+        let context = ThreadContext.current
+        let outer = context.generation
+        context.generation = generation
         callback.call(old: old, new: new, state: state)
+        context.generation = outer
+    }
+
+    @usableFromInline
+    func runIsolated(gate: DeliveryGate, member: UInt64) async {
+        guard case .isolated(let call) = callback else {
+            // Not an actor's member: run it where the pump is.
+            guard gate.begin(member) else { return }
+            run(gate: gate, member: member)
+            gate.end(member)
+            return
+        }
+        await call(old, new, state, gate, member)
     }
 
     @usableFromInline

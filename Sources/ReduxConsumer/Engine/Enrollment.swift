@@ -11,7 +11,10 @@ struct Enrollment: @unchecked Sendable {
     /// Makes the member's group, with the member in it: the cell shares `cell` (the node's, when
     /// one evaluates this selection already) or starts from the state's value.
     @usableFromInline let makeGroup:
-        (_ state: UnsafeMutableRawPointer, _ cell: AnyObject?, _ gate: DeliveryGate?, _ tag: UInt) -> MemberGroup
+        (
+            _ state: UnsafeMutableRawPointer, _ cell: AnyObject?, _ routes: DeliveryRoutes, _ tag: UInt,
+            _ cache: DerivationCache
+        ) -> MemberGroup
     /// Adds the member to an existing group of its consumer on the same selection.
     @usableFromInline let join: (_ group: MemberGroup) -> Void
     /// Calls the member once with `old == new`, the group's current value (`.instantly`).
@@ -22,7 +25,8 @@ struct Enrollment: @unchecked Sendable {
     init(
         id: UInt64,
         key: GroupKey?,
-        makeGroup: @escaping (UnsafeMutableRawPointer, AnyObject?, DeliveryGate?, UInt) -> MemberGroup,
+        makeGroup:
+            @escaping (UnsafeMutableRawPointer, AnyObject?, DeliveryRoutes, UInt, DerivationCache) -> MemberGroup,
         join: @escaping (MemberGroup) -> Void,
         fireInstantly: ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)?
     ) {

@@ -17,7 +17,7 @@ final class MemberGroup {
     /// The typed half, for everything but evaluation and delivery.
     @usableFromInline let members: any GroupMembers
     /// Compares a state with a cell and records a change (see ``SelectionNode/evaluate``).
-    let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject) -> Bool
+    let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
     /// Calls every live member with the cell's change, in identifier order; `drain` is the drain
     /// running the call, which checks for removals made from other threads.
     let deliverAll: (_ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
@@ -28,7 +28,7 @@ final class MemberGroup {
     init(
         key: GroupKey?,
         members: any GroupMembers,
-        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject) -> Bool,
+        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         deliverAll: @escaping (UnsafeMutableRawPointer, Drain) -> Void,
         deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void
     ) {

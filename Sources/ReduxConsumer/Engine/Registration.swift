@@ -16,11 +16,11 @@ final class Registration {
     var groupOfMember: [UInt64: MemberGroup] = [:]
     /// Members added while no state was known, in identifier order; admitted with the next state.
     var waiting: [Enrollment] = []
-    /// Where callbacks are posted, for a consumer that delivers on a queue.
-    let gate: DeliveryGate?
+    /// Where callbacks that are not called in place are posted.
+    let routes: DeliveryRoutes
 
-    init(gate: DeliveryGate?) {
-        self.gate = gate
+    init(routes: DeliveryRoutes) {
+        self.routes = routes
     }
 
     /// Names the registration in removal marks and in the callback a drain is calling (see

@@ -3,7 +3,7 @@
 /// Passes hand the state around by address, so a read never copies the state. Built and used
 /// inside `@inlinable` code, so it is specialised in the caller's module for concrete types.
 @usableFromInline
-enum Selection<State, Value> {
+enum Selection<State: Sendable, Value: Sendable> {
     /// A stored property at a fixed byte offset inside `State`: one load. A `KeyPath` subscript
     /// costs several times a closure call (it walks the key path's components at run time), and
     /// most selected values are stored properties.
@@ -12,6 +12,8 @@ enum Selection<State, Value> {
     case keyPath(KeyPath<State, Value>)
     /// A closure selector.
     case closure(@Sendable (State) -> Value)
+    /// A derived value, memoised per engine (see ``Derived``).
+    case derived(Derived<State, Value>)
 
     /// Reads `keyPath` by offset when it names stored properties of structs, by key path otherwise.
     @inlinable
@@ -24,12 +26,30 @@ enum Selection<State, Value> {
     }
 
     /// The selected value of the state at `state`.
+    ///
+    /// - Parameters:
+    ///   - cache: The engine's memory of derived values, for a ``derived(_:)`` selection.
+    ///   - memo: Where the caller keeps a derived value's memo between reads (an evaluation keeps
+    ///     it in its cell, so it is looked up once).
+    @inlinable
+    func read(_ state: UnsafeMutablePointer<State>, cache: DerivationCache, memo: inout AnyObject?) -> Value {
+        switch self {
+        case .offset(let offset): return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
+        case .keyPath(let keyPath): return state.pointee[keyPath: keyPath]
+        case .closure(let select): return Self.call(select, with: &state.pointee)
+        case .derived(let derived): return derived.read(state, cache: cache, memo: &memo)
+        }
+    }
+
+    /// The selected value of a plain selection (not ``derived(_:)``), which needs no cache.
     @inlinable
     func read(_ state: UnsafeMutablePointer<State>) -> Value {
         switch self {
         case .offset(let offset): return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
         case .keyPath(let keyPath): return state.pointee[keyPath: keyPath]
         case .closure(let select): return Self.call(select, with: &state.pointee)
+        case .derived:
+            preconditionFailure("a derived value was read without its engine's cache")
         }
     }
 
@@ -56,7 +76,7 @@ enum GroupKey: Hashable {
     case derived(ObjectIdentifier)
 
     @inlinable
-    init<State, Value>(_ selection: Selection<State, Value>, keyPath: AnyKeyPath) {
+    init<State: Sendable, Value: Sendable>(_ selection: Selection<State, Value>, keyPath: AnyKeyPath) {
         if case .offset(let offset) = selection {
             self = .offset(offset, type: ObjectIdentifier(Value.self))
         } else {

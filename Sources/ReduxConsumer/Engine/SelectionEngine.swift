@@ -17,6 +17,8 @@ final class SelectionEngine {
 
     /// The drain the engine is confined to, which runs its callbacks.
     let drain: Drain
+    /// The memos of the derived values watched here.
+    let derivations = DerivationCache()
     /// Every node, in no particular order: a node leaves in O(1) by swapping with the last one.
     @exclusivity(unchecked) private var nodes: [SelectionNode] = []
     private var nodeByKey: [GroupKey: SelectionNode] = [:]
@@ -26,6 +28,13 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var firedGroups: [MemberGroup] = []
     /// Runs of `firedGroups` that belong to one consumer.
     @exclusivity(unchecked) private var runs: [Run] = []
+    /// Whether a pass is between ``evaluate(_:)`` (with something fired) and ``endPass()``.
+    private var isPassing = false
+    /// The order of the run of the pass being called (0 before the first): earlier runs are done.
+    @exclusivity(unchecked) private var runOrder: UInt64 = 0
+    /// Registrations catching up as they come in (see ``attach(_:order:state:)``), innermost
+    /// last, with the groups being delivered.
+    private var catchingUp: [(registration: Registration, groups: [MemberGroup])] = []
 
     /// A consumer's fired groups in a pass: `firedGroups[start..<end]`, all with call order `order`.
     struct Run {
@@ -69,7 +78,8 @@ final class SelectionEngine {
             group = existing
         } else {
             let node = enrollment.key.flatMap { nodeByKey[$0] }
-            group = enrollment.makeGroup(state, node?.cell, registration.gate, registration.tag)
+            derivations.beginPass()
+            group = enrollment.makeGroup(state, node?.cell, registration.routes, registration.tag, derivations)
             group.order = registration.order
             if enrollment.key == nil {
                 group.soleMember = enrollment.id
@@ -88,27 +98,48 @@ final class SelectionEngine {
         assert(registration.engine == nil, "a registration attached twice")
         registration.engine = self
         registration.order = order
+        // Members added from here on (inside the callbacks below) wait for the next state.
+        let waitingBefore: Set<UInt64> = registration.waiting.isEmpty ? [] : Set(registration.waiting.map(\.id))
         var changed: [MemberGroup] = []
+        derivations.beginPass()
         for group in registration.groups {
             group.order = registration.order
-            if group.evaluate(state, group.members.ownCell) {
+            group.members.resume()
+            let moved = group.evaluate(state, group.members.ownCell, derivations)
+            if group.members.beginCatchUp(
+                changed: moved, state: state, evaluate: group.evaluate, cache: derivations)
+            {
                 changed.append(group)
             }
         }
         if !changed.isEmpty {
             // Delivered from each group's own cell, before it shares the node's.
+            catchingUp.append((registration, changed))
             deliver(changed, ordered: true, state: state)
+            catchingUp.removeLast()
+            for group in changed {
+                group.members.endCatchUp()
+            }
         }
+        // A callback above may have ended the subscription: then nothing more joins.
+        guard registration.engine === self else { return }
         for group in registration.groups where group.node == nil {
             attach(group, to: group.key.flatMap { nodeByKey[$0] })
         }
-        admitWaiting(in: registration, state: state)
+        admitWaiting(in: registration, state: state, among: waitingBefore)
     }
 
-    /// Admits the members of `registration` that wait for a first state, in identifier order.
-    func admitWaiting(in registration: Registration, state: UnsafeMutableRawPointer) {
-        while !registration.waiting.isEmpty {
-            let next = registration.waiting.removeFirst()
+    /// Admits, in identifier order, the members of `registration` that wait for a first state and
+    /// were already waiting before the state at `state` was delivered (`among`; `nil`: all).
+    func admitWaiting(in registration: Registration, state: UnsafeMutableRawPointer, among: Set<UInt64>? = nil) {
+        var index = 0
+        while index < registration.waiting.count, registration.engine === self {
+            let next = registration.waiting[index]
+            if let among, !among.contains(next.id) {
+                index += 1
+                continue
+            }
+            registration.waiting.remove(at: index)
             admit(next, into: registration, state: state)
         }
     }
@@ -117,12 +148,28 @@ final class SelectionEngine {
     /// own, to compare with when it comes back. No callback of its runs again here, not even later
     /// in a pass in progress.
     func detach(_ registration: Registration) {
+        let (pending, watermark) = deliveriesUnderWay(to: registration)
         for group in registration.groups {
             group.members.silence()
-            group.members.keepOwnCell()
+            group.members.leave(unreachedAfter: pending.contains { $0 === group } ? watermark : nil)
             detach(group)
         }
         registration.engine = nil
+    }
+
+    /// The groups of `registration` whose change is being delivered (by a pass or as it comes
+    /// in), and the last member called: members are called in identifier order, so those after
+    /// it have not heard the change.
+    private func deliveriesUnderWay(to registration: Registration) -> (groups: [MemberGroup], watermark: UInt64) {
+        // A consumer leaves from inside one of its own callbacks, or from someone else's: only
+        // in the first case has its delivery begun and not ended.
+        let calling = drain.callingMember(of: registration.tag)
+        if let entry = catchingUp.last(where: { $0.registration === registration }) {
+            return (entry.groups, calling ?? .max)
+        }
+        guard isPassing, registration.order >= runOrder else { return ([], .max) }
+        let fired = firedGroups.filter { $0.order == registration.order }
+        return (fired, registration.order > runOrder ? 0 : calling ?? .max)
     }
 
     private func attach(_ group: MemberGroup, to existing: SelectionNode?) {
@@ -171,6 +218,8 @@ final class SelectionEngine {
         firedNodes.removeAll(keepingCapacity: true)
         firedGroups.removeAll(keepingCapacity: true)
         runs.removeAll(keepingCapacity: true)
+        derivations.beginPass()
+        let derivations = derivations
         // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
         // changes the engine's copy, not the one being walked.
         let nodes = self.nodes
@@ -178,18 +227,24 @@ final class SelectionEngine {
             for index in nodes.indices {
                 // Unretained: the local copy of the list keeps every node alive during the loop.
                 let node = Unmanaged.passUnretained(nodes[index])
-                if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell) }) {
+                if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell, derivations) }) {
                     firedNodes.append(nodes[index])
                 }
             }
         }
         guard !firedNodes.isEmpty else { return [] }
+        isPassing = true
+        runOrder = 0
         for node in firedNodes {
             firedGroups += node.groups
         }
         if firedNodes.count > 1 {
             // Each node's groups are in call order already; several nodes interleave.
             firedGroups.sort { ($0.order, $0.firstLiveMember) < ($1.order, $1.firstLiveMember) }
+        }
+        for group in firedGroups where group.soleMember == nil {
+            // A member joining a fired group during the pass starts with the next state.
+            group.members.beginIteration()
         }
         var start = 0
         while start < firedGroups.count {
@@ -206,20 +261,28 @@ final class SelectionEngine {
 
     /// Calls the members of one run (one consumer's fired groups), in member order.
     func deliver(_ run: Run, state: UnsafeMutableRawPointer) {
+        runOrder = run.order
+        // A group whose consumer left and came back during the pass has a new order: it heard
+        // the change as it came back.
         if run.end - run.start == 1 {
-            firedGroups[run.start].deliverAll(state, drain)
+            let group = firedGroups[run.start]
+            if group.order == run.order { group.deliverAll(state, drain) }
         } else if firedGroups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
             // One member per group (closure selectors): `firedGroups` is sorted by it already.
-            for index in run.start..<run.end {
+            for index in run.start..<run.end where firedGroups[index].order == run.order {
                 firedGroups[index].deliverAll(state, drain)
             }
         } else {
-            deliver(Array(firedGroups[run.start..<run.end]), ordered: false, state: state)
+            deliver(firedGroups[run.start..<run.end].filter { $0.order == run.order }, ordered: false, state: state)
         }
     }
 
-    /// Ends a pass: forgets what fired.
+    /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.
     func endPass() {
+        isPassing = false
+        for group in firedGroups where group.soleMember == nil {
+            group.members.endIteration()
+        }
         firedNodes.removeAll(keepingCapacity: true)
         firedGroups.removeAll(keepingCapacity: true)
         runs.removeAll(keepingCapacity: true)

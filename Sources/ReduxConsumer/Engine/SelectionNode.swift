@@ -14,13 +14,16 @@ final class SelectionNode {
     /// Reads the selection from the state at the address, compares it with `cell`'s last value,
     /// and records it there when it changed; returns whether it changed. Specialised for the
     /// value's type (see ``TypedGroup``).
-    let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject) -> Bool
+    let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
     /// The attached groups, in increasing ``MemberGroup/order``: the order consumers are called in.
     var groups: [MemberGroup] = []
     /// Where the node sits in its engine's evaluation list.
     var index = -1
 
-    init(key: GroupKey?, cell: AnyObject, evaluate: @escaping (UnsafeMutableRawPointer, AnyObject) -> Bool) {
+    init(
+        key: GroupKey?, cell: AnyObject,
+        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool
+    ) {
         self.key = key
         self.cell = cell
         self.evaluate = evaluate

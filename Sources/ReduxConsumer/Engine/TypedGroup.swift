@@ -22,15 +22,24 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var members = SlotList<ConsumerCallback<State, Value>>()
     /// Set when the group leaves its engine: a delivery loop in progress stops at once.
     @exclusivity(unchecked) @usableFromInline var isSilenced = false
-    /// Where callbacks are posted for a consumer that delivers on a queue; `nil` to call them now.
-    @usableFromInline let gate: DeliveryGate?
+    /// Members that fell behind the cell, with the value each heard last: a change reached the
+    /// group but not them (the consumer left in the middle of a delivery, or another thread was
+    /// removing it). When the group comes back, each is compared with its own value.
+    @exclusivity(unchecked) @usableFromInline var missed: [UInt64: Value] = [:]
+    /// While the group comes back (see ``GroupMembers/beginCatchUp(changed:state:evaluate:cache:)``):
+    /// what each member that was behind hears, and whether the others hear the group's change.
+    @exclusivity(unchecked) @usableFromInline var isCatchingUp = false
+    @exclusivity(unchecked) @usableFromInline var catchUp: [UInt64: CatchUpChange] = [:]
+    @exclusivity(unchecked) @usableFromInline var catchUpChanged = false
+    /// Where callbacks that are not called in place are posted: the consumer's queue, its actors.
+    @usableFromInline let routes: DeliveryRoutes
     /// The consumer's registration, as drains name it (see ``Registration/tag``).
     @usableFromInline let tag: UInt
 
     @inlinable
-    init(cell: ValueCell<Value>, gate: DeliveryGate?, tag: UInt) {
+    init(cell: ValueCell<Value>, routes: DeliveryRoutes, tag: UInt) {
         self.cell = cell
-        self.gate = gate
+        self.routes = routes
         self.tag = tag
     }
 
@@ -68,6 +77,14 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         state: UnsafeMutablePointer<State>,
         drain: Drain
     ) {
+        if _slowPath(isCatchingUp) {
+            if let change = catchUp[member] {
+                guard change.fires else { return }
+                deliver(callback, member: member, old: change.old, new: change.new, state: state, drain: drain)
+                return
+            }
+            guard catchUpChanged else { return }
+        }
         let old = cell.previous
         let new = cell.last
         deliver(callback, member: member, old: old, new: new, state: state, drain: drain)
@@ -84,8 +101,14 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         state: UnsafeMutablePointer<State>,
         drain: Drain
     ) {
-        guard drain.willCall(tag: tag, member: member) else { return }
-        if let gate {
+        guard drain.willCall(tag: tag, member: member) else {
+            // Removed, or its consumer is leaving: if it comes back, it hears this change then.
+            if missed[member] == nil { missed[member] = old }
+            return
+        }
+        if callback.isIsolated {
+            routes.actors.post(member: member, PendingChange(callback, old: old, new: new, state: nil))
+        } else if let gate = routes.queue {
             gate.post(
                 member: member,
                 PendingChange(callback, old: old, new: new, state: callback.needsState ? state.pointee : nil))
@@ -97,10 +120,20 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
 }
 
 extension TypedGroup {
+    /// What a member that fell behind hears when its group comes back.
+    @usableFromInline
+    struct CatchUpChange {
+        @usableFromInline let old: Value
+        @usableFromInline let new: Value
+        @usableFromInline let fires: Bool
+    }
+
     /// The engine's handle on this group: closures that capture the group alone, so it serves as
     /// their context and they cost no allocation.
     @inlinable
-    func memberGroup(key: GroupKey?, evaluate: @escaping (UnsafeMutableRawPointer, AnyObject) -> Bool) -> MemberGroup {
+    func memberGroup(key: GroupKey?, evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool)
+        -> MemberGroup
+    {
         MemberGroup(
             key: key,
             members: self,
@@ -122,16 +155,17 @@ extension TypedGroup {
     static func evaluator(
         _ selection: Selection<State, Value>,
         isEqual: (@Sendable (Value, Value) -> Bool)?
-    ) -> (UnsafeMutableRawPointer, AnyObject) -> Bool {
+    ) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool {
         guard let isEqual else {
-            return { state, cell in
-                unsafeDowncast(cell, to: ValueCell<Value>.self)
-                    .advance(to: selection.read(state.assumingMemoryBound(to: State.self)))
+            return { state, cell, cache in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                return cell.advance(
+                    to: selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo))
             }
         }
-        return { state, cell in
+        return { state, cell, cache in
             let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-            let value = selection.read(state.assumingMemoryBound(to: State.self))
+            let value = selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
             return isEqual(cell.last, value) ? false : cell.advance(to: value)
         }
     }
@@ -142,24 +176,32 @@ extension TypedGroup where Value: Equatable {
     /// values. One closure per kind of selection rather than a `switch` inside one: the common
     /// case (a stored property) compiles to a load and a compare.
     @inlinable
-    static func evaluator(_ selection: Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject) -> Bool {
+    static func evaluator(_ selection: Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache)
+        -> Bool
+    {
         switch selection {
         case .offset(let offset):
-            return { state, cell in
+            return { state, cell, _ in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
                 let value = state.load(fromByteOffset: offset, as: Value.self)
                 return value == cell.last ? false : cell.advance(to: value)
             }
         case .keyPath(let keyPath):
-            return { state, cell in
+            return { state, cell, _ in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
                 let value = state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
                 return value == cell.last ? false : cell.advance(to: value)
             }
         case .closure(let select):
-            return { state, cell in
+            return { state, cell, _ in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
                 let value = Selection.call(select, with: &state.assumingMemoryBound(to: State.self).pointee)
+                return value == cell.last ? false : cell.advance(to: value)
+            }
+        case .derived(let derived):
+            return { state, cell, cache in
+                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                let value = derived.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
                 return value == cell.last ? false : cell.advance(to: value)
             }
         }
@@ -195,12 +237,14 @@ extension TypedGroup: GroupMembers {
 
     @usableFromInline
     func remove(_ member: UInt64) -> (any Sendable)? {
-        members.remove(member)
+        missed.removeValue(forKey: member)
+        return members.remove(member)
     }
 
     @usableFromInline
     func removeAll() -> [any Sendable] {
-        members.removeAll()
+        missed.removeAll()
+        return members.removeAll()
     }
 
     @usableFromInline
@@ -214,8 +258,54 @@ extension TypedGroup: GroupMembers {
     }
 
     @usableFromInline
-    func keepOwnCell() {
+    func leave(unreachedAfter watermark: UInt64?) {
+        if let watermark {
+            let previous = cell.previous
+            var slot = members.liveSlot(from: 0)
+            while slot < members.slotCount {
+                let member = members.identifier(atSlot: slot)
+                if member > watermark, missed[member] == nil {
+                    if let change = catchUp[member] {
+                        missed[member] = change.old
+                    } else if !isCatchingUp || catchUpChanged {
+                        missed[member] = previous
+                    }
+                }
+                slot = members.liveSlot(from: slot + 1)
+            }
+        }
+        endCatchUp()
         cell = ValueCell(baseline: cell.last)
+    }
+
+    @usableFromInline
+    func beginCatchUp(
+        changed: Bool,
+        state: UnsafeMutableRawPointer,
+        evaluate: (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
+        cache: DerivationCache
+    ) -> Bool {
+        guard !missed.isEmpty else { return changed }
+        var changes: [UInt64: CatchUpChange] = [:]
+        var anyFires = changed
+        for (member, heard) in missed {
+            let own = ValueCell(baseline: heard)
+            let fires = evaluate(state, own, cache)
+            changes[member] = CatchUpChange(old: own.previous, new: own.last, fires: fires)
+            anyFires = anyFires || fires
+        }
+        missed.removeAll()
+        catchUp = changes
+        catchUpChanged = changed
+        isCatchingUp = true
+        return anyFires
+    }
+
+    @usableFromInline
+    func endCatchUp() {
+        guard isCatchingUp else { return }
+        isCatchingUp = false
+        catchUp.removeAll()
     }
 
     @usableFromInline
@@ -250,8 +340,21 @@ protocol GroupMembers: AnyObject {
     func silence()
     /// Delivers again: the group is back in an engine.
     func resume()
-    /// Leaves the shared cell: keep a copy of the last value, to compare with on return.
-    func keepOwnCell()
+    /// Leaves the shared cell: keeps a copy of the last value, to compare with on return. With a
+    /// `watermark`, a delivery of the group's change was under way: the members after it in
+    /// identifier order did not hear it, and keep the value they heard last.
+    func leave(unreachedAfter watermark: UInt64?)
+    /// Compares the value each member that fell behind heard last with the state at `state`;
+    /// until ``endCatchUp()``, deliveries call those members with their own change (if any) and
+    /// the others only when `changed`. Returns whether anyone is to be called.
+    func beginCatchUp(
+        changed: Bool,
+        state: UnsafeMutableRawPointer,
+        evaluate: (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
+        cache: DerivationCache
+    ) -> Bool
+    /// Ends a catch-up: deliveries use the cell again.
+    func endCatchUp()
     /// Joins an evaluation: read `old` and `new` from its cell from now on.
     func share(_ cell: AnyObject)
     /// The cell the group reads now.

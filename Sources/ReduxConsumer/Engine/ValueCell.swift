@@ -20,6 +20,9 @@ final class ValueCell<Value>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var last: Value
     /// The value before `last`: the `old` of the callbacks of the evaluation that set `last`.
     @exclusivity(unchecked) @usableFromInline var previous: Value
+    /// The memo of a derived value's evaluation (see ``DerivationCache``), kept here so the
+    /// evaluation finds it without a lookup.
+    @exclusivity(unchecked) @usableFromInline var memo: AnyObject?
 
     @inlinable
     init(baseline: Value) {

@@ -7,7 +7,7 @@
 /// path leads from a member back to its consumer, so nothing here can form a cycle.
 @usableFromInline
 final class OwnerLink<Owner: AnyObject & Sendable>: OwnerTracking, Sendable {
-    weak let owner: Owner?
+    @usableFromInline weak let owner: Owner?
     /// The member's token, which holds its consumer weakly.
     private let token = Lock<ConsumerToken?>(nil)
 

@@ -78,7 +78,7 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     /// Consumers added here start from the global store's current state.
     public let globalConsumer: StateConsumer<GlobalState>
 
-    private let store: Store<State>
+    let store: Store<State>
     private let lifecycle: Lock<Lifecycle>
     private let diagnose: @Sendable (String) -> Void
 
@@ -99,6 +99,8 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     ///     before `init` returns.
     ///   - reducer: The page's reducer; it also receives the global actions the page forwards.
     ///   - middleware: The page's middleware, outermost first; forwarded global actions skip it.
+    ///   - effects: Async work the page's actions start (see ``Effect``); cancelled when the page
+    ///     closes or is released.
     ///   - queue: Where the page's consumers call back. `nil` (the default) calls them synchronously
     ///     on the thread that processes the state; see ``StateConsumer/init(deliveringOn:)``.
     ///   - diagnostics: Told about misuse that is ignored rather than trapped, such as a dispatch
@@ -109,6 +111,7 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         initialState: (GlobalState) -> State,
         reducer: Reducer<State>,
         middleware: [Middleware<State>] = [],
+        effects: [Effect<State>] = [],
         deliveringOn queue: DispatchQueue? = nil,
         diagnostics: (@Sendable (_ message: String) -> Void)? = nil
     ) {
@@ -121,7 +124,8 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         let store = Store(
             initialState: initialState(global.state),
             reducer: reducer.forPage(isClosed: isClosed),
-            middleware: middleware.map { pageMiddleware($0, isClosed: isClosed) }
+            middleware: middleware.map { pageMiddleware($0, isClosed: isClosed) },
+            effects: effects
         )
         let consumer = StateConsumer<State>(deliveringOn: queue)
         let globalConsumer = StateConsumer<GlobalState>(deliveringOn: queue)
@@ -214,12 +218,12 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     }
 
     /// Ends the page before its owner deinitialises (a request that finished): its subscriptions,
-    /// consumers and forwarding are released at once, and later dispatches are ignored.
+    /// consumers, forwarding and effects end at once, its async sequences finish, and later
+    /// dispatches are ignored.
     ///
     /// Idempotent, and safe from any thread, including from inside the page's own callbacks. When
-    /// it returns, no consumer of the page is called again, except when `close()` is called from
-    /// inside another store's callback while this page is being processed on a third thread; then
-    /// they stop right after that pass. ``state`` keeps its last value.
+    /// it returns, no consumer of the page is called again (with the guarantees of
+    /// ``StateConsumer/remove(_:)``). ``state`` keeps its last value.
     public func close() {
         release()
     }
@@ -237,9 +241,10 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         }
         globalConsumer.removeAll()
         consumer.removeAll()
+        store.teardown.run()
     }
 
-    private func accepts(_ action: any Action, in method: String) -> Bool {
+    func accepts(_ action: any Action, in method: String) -> Bool {
         guard isClosed else { return true }
         diagnose("\(Self.self): \(method)(\(String(reflecting: action))) after close() was ignored.")
         return false

@@ -60,24 +60,32 @@ final class Drain: @unchecked Sendable {
     /// Whether the owner's state changed since it was last published (see ``setPublisher(_:)``).
     @exclusivity(unchecked) private var needsPublishing = false
     /// Copies the owner's state to where other threads read it, under the drain's lock.
-    private var publish: (() -> Void)?
-    /// The callback the owner is calling (its tag and member), and how many removal marks are
-    /// pending: three words the owner writes and other threads read, with relaxed atomics.
+    private var publish: () -> Void = {}
+    /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
+    /// first callbacks run inside it), and how many removal marks are pending: words the owner
+    /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
+    /// then a tag and a member per level, for the first ``maxPublishedCalls`` levels.
     private let callSlots: UnsafeMutablePointer<UInt>
+    /// The call depth, as the owner knows it (the published copy is in `callSlots`).
+    @exclusivity(unchecked) private var callDepth = 0
 
-    private static let tagSlot = 0
-    private static let memberSlot = 1
-    private static let markCountSlot = 2
+    private static let markCountSlot = 0
+    private static let depthSlot = 1
+    private static let firstCallSlot = 2
+    /// Levels of nested calls published one by one; deeper calls count as calling everything, so
+    /// a remover waits for them to return (or for the owner to park).
+    static let maxPublishedCalls = 8
+    private static let slotCount = firstCallSlot + 2 * maxPublishedCalls
 
     init() {
         rc_setup()
         // Allocated here, freed in deinit; only ever accessed through the `rc_` atomics.
-        callSlots = .allocate(capacity: 3)
-        callSlots.initialize(repeating: 0, count: 3)
+        callSlots = .allocate(capacity: Self.slotCount)
+        callSlots.initialize(repeating: 0, count: Self.slotCount)
     }
 
     deinit {
-        callSlots.deinitialize(count: 3)
+        callSlots.deinitialize(count: Self.slotCount)
         callSlots.deallocate()
     }
 
@@ -130,7 +138,7 @@ final class Drain: @unchecked Sendable {
     /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
     /// while the owner is being built.
     func setPublisher(_ publish: @escaping () -> Void) {
-        assert(self.publish == nil && snapshot.owner == nil, "a drain's publisher was set twice or late")
+        assert(snapshot.owner == nil, "a drain's publisher was set late")
         self.publish = publish
     }
 
@@ -144,7 +152,37 @@ final class Drain: @unchecked Sendable {
     func publishIfNeeded() {
         guard needsPublishing else { return }
         needsPublishing = false
-        machine.withLock { _ in publish?() }
+        machine.withLock { _ in publish() }
+    }
+
+    /// Runs `job` now if the drain is idle (returns `true`), without ever waiting: a task must not
+    /// block a thread of the cooperative pool. When the drain is busy, returns `false` and changes
+    /// nothing.
+    func runIfIdle(generation: Int, _ job: () -> Void) -> Bool {
+        let context = ThreadContext.current
+        guard context.reducing == nil, !context.owns(self) else { return false }
+        guard machine.withLock({ $0.acquire(by: ObjectIdentifier(context)) }) else { return false }
+        runAsOwner(job, generation: generation, context: context)
+        return true
+    }
+
+    /// Runs `job` now if the drain is idle, or queues it (without waiting) to run in order after
+    /// the work in progress; `job` learns which: `true` when it runs on the calling thread. For
+    /// tasks: a queued job resumes its task when done.
+    func runOrQueue(generation: Int, _ job: @escaping @Sendable (_ isRunningNow: Bool) -> Void) {
+        let context = ThreadContext.current
+        if context.reducing != nil || context.owns(self) {
+            submit(.dispatch, generation: generation, context: context, {}, queueing: { { job(false) } })
+            return
+        }
+        let acquired = machine.withLock { machine in
+            if machine.acquire(by: ObjectIdentifier(context)) { return true }
+            _ = machine.enqueue({ job(false) }, generation: generation, isWaited: false)
+            return false
+        }
+        if acquired {
+            runAsOwner({ job(true) }, generation: generation, context: context)
+        }
     }
 
     /// ``submit(_:generation:_:queueing:)`` for a job that is escaping already.
@@ -233,12 +271,18 @@ final class Drain: @unchecked Sendable {
     /// when it was removed (then skip it and do not call ``didCall()``).
     @usableFromInline
     func willCall(tag: UInt, member: UInt64) -> Bool {
-        rc_store_relaxed(callSlots + Self.tagSlot, tag)
-        rc_store_relaxed(callSlots + Self.memberSlot, UInt(truncatingIfNeeded: member))
+        let depth = callDepth
+        if depth < Self.maxPublishedCalls {
+            rc_store_relaxed(callSlots + Self.firstCallSlot + 2 * depth, tag)
+            rc_store_relaxed(callSlots + Self.firstCallSlot + 2 * depth + 1, UInt(truncatingIfNeeded: member))
+        }
+        callDepth = depth + 1
+        rc_store_relaxed(callSlots + Self.depthSlot, UInt(depth + 1))
         rc_light_barrier()
         guard rc_load_relaxed(callSlots + Self.markCountSlot) != 0 else { return true }
         if machine.withLock({ $0.isMarked(tag: tag, member: member) }) {
-            rc_store_relaxed(callSlots + Self.tagSlot, 0)
+            callDepth = depth
+            rc_store_relaxed(callSlots + Self.depthSlot, UInt(depth))
             return false
         }
         return true
@@ -247,12 +291,27 @@ final class Drain: @unchecked Sendable {
     /// Called by the owner right after a user callback that ``willCall(tag:member:)`` allowed.
     @usableFromInline
     func didCall() {
-        rc_store_relaxed(callSlots + Self.tagSlot, 0)
+        assert(callDepth > 0, "didCall without willCall")
+        callDepth -= 1
+        rc_store_relaxed(callSlots + Self.depthSlot, UInt(callDepth))
         rc_light_barrier()
         if rc_load_relaxed(callSlots + Self.markCountSlot) != 0 {
             // A remover may be waiting for this very call.
             machine.broadcast()
         }
+    }
+
+    /// The member of registration `tag` whose callback the owner is calling (the innermost such
+    /// call), if any. Call from a job of this drain.
+    func callingMember(of tag: UInt) -> UInt64? {
+        var level = min(callDepth, Self.maxPublishedCalls)
+        while level > 0 {
+            level -= 1
+            if rc_load_relaxed(callSlots + Self.firstCallSlot + 2 * level) == tag {
+                return UInt64(rc_load_relaxed(callSlots + Self.firstCallSlot + 2 * level + 1))
+            }
+        }
+        return nil
     }
 
     /// Runs `body` as this drain's reducer: dispatches and additions submitted meanwhile, to any
@@ -269,6 +328,7 @@ final class Drain: @unchecked Sendable {
     /// published, so that work sees the new state.
     func runDeferred() {
         guard !deferred.isEmpty else { return }
+        publishIfNeeded()
         let jobs = deferred
         deferred = []
         for (target, job, kind, generation) in jobs {
@@ -323,9 +383,16 @@ final class Drain: @unchecked Sendable {
         _ scope: DrainStateMachine.RemovalScope,
         in slots: UnsafeMutablePointer<UInt>
     ) -> Bool {
-        guard rc_load_relaxed(slots + tagSlot) == tag else { return false }
-        guard case .member(let member) = scope else { return true }
-        return rc_load_relaxed(slots + memberSlot) == UInt(truncatingIfNeeded: member)
+        let depth = Int(rc_load_relaxed(slots + depthSlot))
+        // Levels beyond the published ones are unknown: assume they call what is removed.
+        if depth > maxPublishedCalls { return true }
+        for level in 0..<depth where rc_load_relaxed(slots + firstCallSlot + 2 * level) == tag {
+            guard case .member(let member) = scope else { return true }
+            if rc_load_relaxed(slots + firstCallSlot + 2 * level + 1) == UInt(truncatingIfNeeded: member) {
+                return true
+            }
+        }
+        return false
     }
 
     private func runAsOwner(_ job: () -> Void, generation: Int, context: ThreadContext) {
@@ -346,7 +413,7 @@ final class Drain: @unchecked Sendable {
             let publishes = needsPublishing
             needsPublishing = false
             let step = machine.withLock { machine in
-                if publishes { publish?() }
+                if publishes { publish() }
                 return machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
             }
             switch step {

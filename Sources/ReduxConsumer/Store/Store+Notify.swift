@@ -10,10 +10,17 @@ extension Store {
     func notify(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
         let engine = host.engine.value
         let hasClosures = !core.closures.isEmpty
-        guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty else { return }
+        guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty || core.hasEffects else { return }
+        // Published before anyone hears of the action: a callback that tells another thread must
+        // let that thread read the new state. (With no one to notify, it waits for the job's end.)
+        drain.publishIfNeeded()
         let state = core.state
         let wasNotifying = core.isNotifying
         core.isNotifying = true
+        // For the whole pass: a closure subscribed or a listener added during it waits (pending)
+        // for the next action, whichever part of the pass added it.
+        core.closures.beginIteration()
+        core.listeners.beginIteration()
         let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : []
         if hasClosures, let old {
             notifyClosures(
@@ -27,6 +34,13 @@ extension Store {
         if !core.listeners.isEmpty {
             notifyListeners(core, action: action)
         }
+        if core.hasEffects {
+            for effect in core.effects {
+                if let start = effect.start(action) { launch(start) }
+            }
+        }
+        core.closures.endIteration()
+        core.listeners.endIteration()
         core.isNotifying = wasNotifying
         if !wasNotifying, !core.retired.isEmpty {
             // Released after the pass, outside any access: a deinit may cancel another subscription.
@@ -44,7 +58,6 @@ extension Store {
         consumerRuns runs: [SelectionEngine.Run],
         engine: SelectionEngine
     ) {
-        core.closures.beginIteration()
         let end = core.closures.slotCount
         var slot = 0
         var run = 0
@@ -68,7 +81,6 @@ extension Store {
             }
             slot += 1
         }
-        core.closures.endIteration()
     }
 
     /// Calls a closure subscriber with both states in place: `inout` arguments are passed by
@@ -82,7 +94,6 @@ extension Store {
     }
 
     private func notifyListeners(_ core: StoreCore<State>, action: any Action) {
-        core.listeners.beginIteration()
         let end = core.listeners.slotCount
         for slot in 0..<end {
             // Read afresh: a listener may have cancelled a later one. The copy keeps the closure
@@ -92,6 +103,5 @@ extension Store {
                 drain.didCall()
             }
         }
-        core.listeners.endIteration()
     }
 }

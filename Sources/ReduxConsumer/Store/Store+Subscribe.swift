@@ -12,17 +12,26 @@ extension Store {
     ///   nothing; see ``Cancellable``).
     @discardableResult
     public func subscribe(_ callback: @escaping @Sendable (_ old: State, _ new: State) -> Void) -> Subscription {
+        let (registration, subscription) = closureSubscription(callback)
+        perform(.control, registration)
+        return subscription
+    }
+
+    /// A closure subscription: the job that registers it, and its handle.
+    func closureSubscription(
+        _ callback: @escaping @Sendable (State, State) -> Void
+    ) -> (registration: @Sendable (Store) -> Void, subscription: Subscription) {
         let subscriber = Subscriber(callback)
         let order = takeOrder()
-        perform(.dispatch) { store in
+        let tag = subscriber.tag
+        let registration: @Sendable (Store) -> Void = { store in
             guard !store.wasCancelledEarly(order) else { return }
             let core = store.core.value
             // Unretained in the list the pass walks: `subscribers` owns it.
             core.closures.insert(Unmanaged.passUnretained(subscriber as AnyObject), identifier: order)
             core.subscribers[order] = subscriber
         }
-        let tag = subscriber.tag
-        return Subscription { [weak self] in self?.removeClosure(order, tag: tag) }
+        return (registration, Subscription { [weak self] in self?.removeClosure(order, tag: tag) })
     }
 
     /// Feeds `consumer` with this store's states: the current one at once, then every new one.
@@ -46,25 +55,37 @@ extension Store {
     /// - Returns: A handle of the subscription (see above).
     @discardableResult
     public func subscribe(_ consumer: StateConsumer<State>) -> Subscription {
-        let (epoch, isFirst) = consumer.beginSubscription(to: host)
-        if isFirst {
-            let order = takeOrder()
-            consumer.move(to: host)
-            perform(.dispatch) { store in
-                guard consumer.isSubscribed(epoch: epoch, to: store.host) else { return }
-                let core = store.core.value
-                core.consumers[ObjectIdentifier(consumer)] = consumer
-                store.host.engine.value.attach(
-                    consumer.registration(in: store.host),
-                    order: order,
-                    state: UnsafeMutableRawPointer(core.state)
-                )
-            }
+        let (registration, subscription) = consumerSubscription(consumer)
+        if let registration {
+            perform(.control, registration)
         }
-        return Subscription { [weak self, weak consumer] in
+        return subscription
+    }
+
+    /// A consumer's subscription: the job that attaches it (`nil` when it is subscribed already),
+    /// and its handle.
+    func consumerSubscription(
+        _ consumer: StateConsumer<State>
+    ) -> (registration: (@Sendable (Store) -> Void)?, subscription: Subscription) {
+        let (epoch, isFirst) = consumer.beginSubscription(to: host)
+        let subscription = Subscription { [weak self, weak consumer] in
             guard let self, let consumer else { return }
             unsubscribe(consumer, epoch: epoch)
         }
+        guard isFirst else { return (nil, subscription) }
+        let order = takeOrder()
+        consumer.move(to: host)
+        let registration: @Sendable (Store) -> Void = { store in
+            guard consumer.isSubscribed(epoch: epoch, to: store.host) else { return }
+            let core = store.core.value
+            core.consumers[ObjectIdentifier(consumer)] = consumer
+            store.host.engine.value.attach(
+                consumer.registration(in: store.host),
+                order: order,
+                state: UnsafeMutableRawPointer(core.state)
+            )
+        }
+        return (registration, subscription)
     }
 
     /// Calls `listener` with every action the reducer reduces from now on.
@@ -89,14 +110,23 @@ extension Store {
     ///   guarantees of ``Subscription/cancel()``.
     @discardableResult
     public func observeActions(_ listener: @escaping @Sendable (_ action: any Action) -> Void) -> Subscription {
+        let (registration, subscription) = actionSubscription(listener)
+        perform(.control, registration)
+        return subscription
+    }
+
+    /// An action listener: the job that registers it, and its handle.
+    func actionSubscription(
+        _ listener: @escaping @Sendable (any Action) -> Void
+    ) -> (registration: @Sendable (Store) -> Void, subscription: Subscription) {
         let order = takeOrder()
         let listener = Listener(listener)
-        perform(.dispatch) { store in
+        let tag = listener.tag
+        let registration: @Sendable (Store) -> Void = { store in
             guard !store.wasCancelledEarly(order) else { return }
             store.core.value.listeners.insert(listener, identifier: order)
         }
-        let tag = listener.tag
-        return Subscription { [weak self] in self?.removeListener(order, tag: tag) }
+        return (registration, Subscription { [weak self] in self?.removeListener(order, tag: tag) })
     }
 
     /// A new call order, for a new subscription counted from now on.
@@ -167,7 +197,7 @@ extension Store {
             }
             garbage.keep(consumer.leave(store.host))
         }
-        consumer.gate?.dropAll()
+        consumer.routes.dropAll()
         withExtendedLifetime(garbage) {}
     }
 }

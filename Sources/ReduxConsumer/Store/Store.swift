@@ -39,6 +39,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     private let copyState:
         @Sendable (_ target: UnsafeMutablePointer<State>, _ source: UnsafeMutablePointer<State>) -> Void
     let diagnose: @Sendable (String) -> Void
+    /// Finishes the store's async sequences, cancels its effects and ends waits on it, when the
+    /// store is released (or its page closed).
+    let teardown = Teardown()
+    /// The effects running.
+    let effects = EffectRunner()
 
     /// The longest chain of actions dispatched from the processing of the previous one (from a
     /// reducer, a middleware or a callback) before the store stops it: 10,000.
@@ -50,22 +55,29 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     ///   - initialState: The state before any action.
     ///   - reducer: The reducer that changes the state for each action.
     ///   - middleware: Middleware, outermost first: the first one sees each action first.
-    ///   - diagnostics: Told about misuse the store survives instead of trapping, such as a
-    ///     runaway chain of dispatches (see ``chainLimit``). `nil` (the default) writes to standard
-    ///     error.
+    ///   - effects: Async work that actions start (see ``Effect``).
+    ///   - diagnostics: Told about what the store survives instead of trapping: a runaway chain of
+    ///     dispatches (see ``chainLimit``), an effect that threw with no handler. `nil` (the
+    ///     default) writes to standard error.
     @inlinable
     public convenience init(
         initialState: State,
         reducer: Reducer<State>,
         middleware: [Middleware<State>] = [],
+        effects: [Effect<State>] = [],
         diagnostics: (@Sendable (_ message: String) -> Void)? = nil
     ) {
         self.init(
             initialState: initialState,
             reducer: reducer,
             middleware: middleware,
+            effects: effects,
             diagnostics: diagnostics,
-            copyState: { $0.pointee = $1.pointee }
+            // In place, without a temporary: a state's copy is the cost of publishing it.
+            copyState: { published, working in
+                published.deinitialize(count: 1)
+                published.initialize(from: working, count: 1)
+            }
         )
     }
 
@@ -74,6 +86,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         initialState: State,
         reducer: Reducer<State>,
         middleware: [Middleware<State>],
+        effects: [Effect<State>],
         diagnostics: (@Sendable (_ message: String) -> Void)?,
         copyState: @escaping @Sendable (UnsafeMutablePointer<State>, UnsafeMutablePointer<State>) -> Void
     ) {
@@ -97,6 +110,17 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
         }
+        if !effects.isEmpty {
+            core.setUp { core in
+                core.effects = effects
+                core.hasEffects = true
+            }
+        }
+        teardown.add { [effects = self.effects] in effects.close() }
+    }
+
+    deinit {
+        teardown.run()
     }
 
     /// Creates a store from a ReSwift-style reducer, `(Action, State?) -> State`.
@@ -118,16 +142,21 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             initialState: initialState,
             reducer: Reducer(reSwift: reSwiftReducer),
             middleware: middleware,
+            effects: [],
             diagnostics: nil,
-            copyState: { $0.pointee = $1.pointee }
+            // In place, without a temporary: a state's copy is the cost of publishing it.
+            copyState: { published, working in
+                published.deinitialize(count: 1)
+                published.initialize(from: working, count: 1)
+            }
         )
     }
 
     /// The current state: a snapshot, safe to read from any thread, that never waits for an
     /// action in progress.
     ///
-    /// From another thread, it is the state after the last action whose processing (reducer and
-    /// notifications) is complete; from inside this store's middleware and callbacks, it is the
+    /// From another thread, it is the state after the last action reduced whose subscribers are
+    /// being (or have been) notified; from inside this store's middleware and callbacks, it is the
     /// state being processed. Must not be read from inside this store's own reducer, which is given
     /// the state to change: that stops the program with a message saying so.
     public var state: State {
@@ -169,7 +198,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             return
         }
         drain.submit(
-            .dispatch, generation: generation, context: context, { process(action) },
+            .dispatch, generation: generation, context: context, { process(action, context: context) },
             queueing: { { [self] in process(action) } })
     }
 
@@ -201,11 +230,13 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     }
 
     /// Runs one action: through the middleware, or straight to the reducer.
-    private func process(_ action: any Action) {
+    ///
+    /// - Parameter context: The calling thread's context, when the caller has it at hand.
+    func process(_ action: any Action, context: ThreadContext = .current) {
         if let chain = core.value.chain {
             chain(action)
         } else {
-            reduceAndNotify(action)
+            reduceAndNotify(action, context: context)
         }
     }
 
@@ -213,28 +244,31 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// middleware that calls `next` later, from another thread).
     private func reduceFromChain(_ action: any Action) {
         if drain.isAccessibleFromCurrentThread {
-            reduceAndNotify(action)
+            reduceAndNotify(action, context: .current)
         } else {
-            drain.submit(.dispatch, generation: ThreadContext.current.generation) { [self] in reduceAndNotify(action) }
+            drain.submit(.dispatch, generation: ThreadContext.current.generation) { [self] in
+                reduceAndNotify(action, context: .current)
+            }
         }
     }
 
-    /// Reduces `action`, then notifies. The new state is published for other threads when the
-    /// job is done, in the lock round trip the drain makes then anyway.
-    private func reduceAndNotify(_ action: any Action) {
+    /// Reduces `action`, then notifies. The new state is published for other threads before anyone
+    /// is notified, or, when there is no one to notify, when the job is done, in the lock round
+    /// trip the drain makes then anyway.
+    private func reduceAndNotify(_ action: any Action, context: ThreadContext) {
         let core = core.value
         let state = core.state
         // A state reduced earlier in this job, not published yet: the closure subscribers' `old`.
         drain.publishIfNeeded()
         if core.closures.isEmpty {
-            drain.reducing(context: ThreadContext.current) { reducer.reduce(&state.pointee, action) }
+            drain.reducing(context: context) { reducer.reduce(&state.pointee, action) }
             drain.needsPublish()
             drain.runDeferred()
             notify(core, old: nil, action: action)
         } else {
             // Only this thread writes the published state, so it may read it without the lock.
             var old = shared.state.pointee
-            drain.reducing(context: ThreadContext.current) { reducer.reduce(&state.pointee, action) }
+            drain.reducing(context: context) { reducer.reduce(&state.pointee, action) }
             drain.needsPublish()
             drain.runDeferred()
             withUnsafeMutablePointer(to: &old) { notify(core, old: UnsafeMutableRawPointer($0), action: action) }

@@ -32,6 +32,10 @@ final class StoreCore<State: Sendable> {
     var consumers: [ObjectIdentifier: StateConsumer<State>] = [:]
     /// Whether a pass is notifying right now.
     @exclusivity(unchecked) var isNotifying = false
+    /// The store's effects, and whether there are any (checked on every action without touching
+    /// the generic array).
+    var effects: [Effect<State>] = []
+    @exclusivity(unchecked) var hasEffects = false
 
     init(state: State, middleware: [Middleware<State>]) {
         self.state = .allocate(capacity: 1)

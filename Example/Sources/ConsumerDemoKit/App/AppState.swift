@@ -3,7 +3,9 @@
 struct AppState: Equatable, Sendable {
     var counter = 0
     var name: String?
-    var works: [String] = []
+    /// A ``ChunkedList`` rather than an array, so that a long script of `add-work` lines stays
+    /// linear: each append copies one chunk, and each diff compares only the chunks that changed.
+    var works: ChunkedList<String> = []
     var auth = AuthState()
     var foreground = false
 }

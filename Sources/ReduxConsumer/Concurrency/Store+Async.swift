@@ -1,0 +1,178 @@
+extension Store {
+    /// Sends `action` like ``dispatch(_:)``, suspending instead of blocking while the store is busy
+    /// on another thread: for tasks, whose threads (the cooperative pool's few) must never block.
+    ///
+    /// Returns once the action was reduced and its subscribers were notified. When the store is
+    /// idle the action runs at once on the calling task's thread, as `dispatch` would; otherwise
+    /// it joins the store's queue in order and the task resumes when it has run. The call inherits
+    /// the caller's isolation (a send from an actor resumes on it without an extra hop). Once
+    /// called, the action is processed even if the task is cancelled meanwhile.
+    ///
+    /// From inside the store's own reducer, middleware or callbacks (where only synchronous code
+    /// runs) use ``dispatch(_:)``; a task started there and sending to the store waits for the
+    /// action in progress, then for its own: it never deadlocks.
+    ///
+    /// ```swift
+    /// await store.send(CounterAction.increment)
+    /// print(store.state.counter)  // 1
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - action: What happened.
+    ///   - isolation: The caller's isolation; leave the default.
+    public func send(_ action: any Action, isolation: isolated (any Actor)? = #isolation) async {
+        if drain.runIfIdle(generation: 0, { process(action) }) {
+            return
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            drain.runOrQueue(generation: 0) { [self] _ in
+                process(action)
+                done.resume()
+            }
+        }
+    }
+
+    /// Runs `body` as a job of the store's drain, suspending (never blocking) while the store is busy
+    /// on another thread: the way tasks change the store's registrations.
+    func performAsync(_ body: @escaping @Sendable (Store) -> Void) async {
+        if drain.runIfIdle(generation: 0, { body(self) }) {
+            return
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            drain.runOrQueue(generation: 0) { [self] _ in
+                body(self)
+                done.resume()
+            }
+        }
+    }
+
+    /// Waits until the state satisfies `predicate`, and returns that state.
+    ///
+    /// Checks the current state first, then every new one (on the thread that processes the store,
+    /// so keep `predicate` cheap and pure); returns as soon as one matches.
+    ///
+    /// ```swift
+    /// let ready = try await store.wait(until: { $0.isReady }, timeout: 5)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicate: The condition to wait for.
+    ///   - timeout: The longest to wait, in seconds; `nil` (the default) waits as long as it takes.
+    /// - Returns: The first state that satisfies `predicate`.
+    /// - Throws: ``StoreWaitError/timedOut(after:)`` when the timeout passes first,
+    ///   ``StoreWaitError/storeGone`` when the store is released (or its page closed) first, and
+    ///   `CancellationError` when the waiting task is cancelled.
+    public func wait(
+        until predicate: @escaping @Sendable (State) -> Bool,
+        timeout: Double? = nil
+    ) async throws -> State {
+        try await wait(until: predicate, timeout: timeout, endingWith: [])
+    }
+
+    /// ``wait(until:timeout:)``, also ending with every one of `teardowns` (a page's).
+    func wait(
+        until predicate: @escaping @Sendable (State) -> Bool,
+        timeout: Double?,
+        endingWith teardowns: [Teardown]
+    ) async throws -> State {
+        let outcome = WaitOutcome<State>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<State, any Error>) in
+                guard outcome.start(continuation) else { return }
+                let (registration, subscription) = closureSubscription { _, new in
+                    if predicate(new) { outcome.finish(.success(new)) }
+                }
+                outcome.onFinish { subscription.cancel() }
+                // The current state is checked in the job that registers the subscriber: no state
+                // is missed between the two. Queued, not waited for: a task never blocks here.
+                drain.runOrQueue(generation: 0) { [self] _ in
+                    registration(self)
+                    let current = state
+                    if predicate(current) { outcome.finish(.success(current)) }
+                }
+                for teardown in [self.teardown] + teardowns {
+                    if let id = teardown.add({ outcome.finish(.failure(StoreWaitError.storeGone)) }) {
+                        outcome.onFinish { teardown.remove(id) }
+                    }
+                }
+                if let timeout {
+                    let timer = Task {
+                        try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                        outcome.finish(.failure(StoreWaitError.timedOut(after: timeout)))
+                    }
+                    outcome.onFinish { timer.cancel() }
+                }
+            }
+        } onCancel: {
+            outcome.finish(.failure(CancellationError()))
+        }
+    }
+}
+
+/// Why ``Store/wait(until:timeout:)`` gave up.
+public enum StoreWaitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The timeout, in seconds, passed before the state matched.
+    case timedOut(after: Double)
+    /// The store was released, or its page closed, before the state matched.
+    case storeGone
+
+    /// What went wrong, in a sentence.
+    public var description: String {
+        switch self {
+        case .timedOut(let seconds): "the state did not match within \(seconds) s"
+        case .storeGone: "the store was released (or its page closed) before the state matched"
+        }
+    }
+}
+
+/// The one result of a wait, from whichever of its sources comes first, and the cleanup of the
+/// others.
+final class WaitOutcome<Value: Sendable>: Sendable {
+    private let state = Lock(State())
+
+    private struct State {
+        var continuation: CheckedContinuation<Value, any Error>?
+        var result: Result<Value, any Error>?
+        var cleanup: [@Sendable () -> Void] = []
+    }
+
+    /// Installs the continuation; returns `false` (resuming it at once) if a result came first
+    /// (the task was cancelled before it started waiting).
+    func start(_ continuation: CheckedContinuation<Value, any Error>) -> Bool {
+        let result = state.withLock { state -> Result<Value, any Error>? in
+            if let result = state.result { return result }
+            state.continuation = continuation
+            return nil
+        }
+        guard let result else { return true }
+        continuation.resume(with: result)
+        return false
+    }
+
+    /// Registers cleanup to run once the outcome is known (at once if it is).
+    func onFinish(_ cleanup: @escaping @Sendable () -> Void) {
+        let isFinished = state.withLock { state -> Bool in
+            guard state.result == nil else { return true }
+            state.cleanup.append(cleanup)
+            return false
+        }
+        if isFinished { cleanup() }
+    }
+
+    /// Settles the outcome; later calls do nothing.
+    func finish(_ result: Result<Value, any Error>) {
+        let (continuation, cleanup) = state.withLock { state in
+            guard state.result == nil else {
+                return (nil, []) as (CheckedContinuation<Value, any Error>?, [@Sendable () -> Void])
+            }
+            state.result = result
+            defer {
+                state.continuation = nil
+                state.cleanup = []
+            }
+            return (state.continuation, state.cleanup)
+        }
+        continuation?.resume(with: result)
+        for undo in cleanup { undo() }
+    }
+}

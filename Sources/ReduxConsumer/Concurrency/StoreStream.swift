@@ -1,0 +1,110 @@
+/// An asynchronous sequence of a store's changes, states or actions, read by one task.
+///
+/// Made by `changes(of:)`, ``Store/states`` and ``Store/actions`` (and their `PageStore`
+/// counterparts). Each iteration is a subscription of its own, made when the iteration asks for its
+/// first element (without ever blocking the task's thread) and removed when it ends, following the consumer rules (a change fires only when the value changed;
+/// `.instantly` makes the first element the starting value, with `old == new`). Elements come in
+/// the store's order; how a reader that falls behind is served is the sequence's
+/// ``StreamBuffering``.
+///
+/// The sequence finishes when its store is released (or its page closed); cancelling the task
+/// that iterates ends the iteration and removes its subscription at once (``Store/subscriberCount``
+/// is back where it was). The sequence does not keep its store alive.
+public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
+    /// How the sequence buffers for a reader that falls behind.
+    public let buffering: StreamBuffering
+    private let merge: @Sendable (Element, Element) -> Element
+    /// Subscribes, feeding the channel; finishes it at once if the store is gone.
+    private let start: @Sendable (StreamChannel<Element>) async -> Void
+
+    init(
+        buffering: StreamBuffering,
+        merge: @escaping @Sendable (Element, Element) -> Element,
+        start: @escaping @Sendable (StreamChannel<Element>) async -> Void
+    ) {
+        self.buffering = buffering
+        self.merge = merge
+        self.start = start
+    }
+
+    /// Starts an iteration; it subscribes when it is first asked for an element.
+    ///
+    /// - Returns: The iterator.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(channel: StreamChannel<Element>(buffering: buffering, merge: merge), start: start)
+    }
+
+    /// Reads one iteration of a ``StoreStream``.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let channel: StreamChannel<Element>
+        private let ending: Ending
+        private var start: (@Sendable (StreamChannel<Element>) async -> Void)?
+
+        init(channel: StreamChannel<Element>, start: @escaping @Sendable (StreamChannel<Element>) async -> Void) {
+            self.channel = channel
+            self.start = start
+            ending = Ending(channel)
+        }
+
+        /// The next element, waiting for one; `nil` once the store is gone or the task cancelled.
+        ///
+        /// - Returns: The next element, or `nil` at the end.
+        public mutating func next() async -> Element? {
+            if let start {
+                self.start = nil
+                await start(channel)
+            }
+            return await channel.next()
+        }
+    }
+
+    /// Ends the iteration when its iterator is dropped (a `for` loop that breaks).
+    private final class Ending: Sendable {
+        let channel: StreamChannel<Element>
+
+        init(_ channel: StreamChannel<Element>) {
+            self.channel = channel
+        }
+
+        deinit {
+            channel.finish()
+        }
+    }
+}
+
+extension StoreStream {
+    /// A sequence fed by a consumer of `store` that `add` sets up, ending with every `teardown`.
+    static func changes<State: Sendable, Value: Sendable>(
+        of store: Store<State>,
+        endingWith teardowns: [Teardown] = [],
+        buffering: StreamBuffering,
+        add: @escaping @Sendable (StateConsumer<State>, @escaping @Sendable (Value, Value) -> Void) -> Void
+    ) -> StoreStream<Change<Value>> where Element == Change<Value> {
+        StoreStream(buffering: buffering, merge: { Change(old: $0.old, new: $1.new) }) { [weak store] channel in
+            guard let store else {
+                channel.finish()
+                return
+            }
+            let consumer = StateConsumer<State>()
+            add(consumer) { old, new in channel.post(Change(old: old, new: new)) }
+            let (registration, subscription) = store.consumerSubscription(consumer)
+            channel.attach(feed: subscription, teardowns: [store.teardown] + teardowns)
+            if let registration {
+                await store.performAsync(registration)
+            }
+        }
+    }
+}
+
+extension StreamChannel {
+    /// Hands the channel its feed, finishing it with the first of `teardowns` to run.
+    func attach(feed: any Cancellable, teardowns: [Teardown]) {
+        var cleanup: [@Sendable () -> Void] = []
+        for teardown in teardowns {
+            if let id = teardown.add({ [weak self] in self?.finish() }) {
+                cleanup.append { teardown.remove(id) }
+            }
+        }
+        attach(feed: feed, cleanup: cleanup)
+    }
+}

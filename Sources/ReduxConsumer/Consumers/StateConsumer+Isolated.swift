@@ -1,0 +1,171 @@
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension StateConsumer {
+    /// Calls `callback` on `actor` with the old and the new value whenever the value at `keyPath`
+    /// changes: for a `@MainActor` screen or model, or any global actor, checked by the compiler.
+    ///
+    /// ```swift
+    /// @MainActor final class CounterScreen {
+    ///     let label = Label()
+    ///     func bind(_ consumer: StateConsumer<AppState>) {
+    ///         consumer.add(\.counter, on: MainActor.shared) { @MainActor old, new in
+    ///             self.label.text = "\(new)"
+    ///         }.store(in: bag)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Write the closure isolated to `actor` (`@MainActor`, `@SomeGlobalActor`): it then runs
+    /// there, and may touch that actor's state. Calls are posted to the actor as the store's thread
+    /// sees the changes and made there in order, each with `old` equal to the previous call's
+    /// `new`; an actor that falls behind gets changes merged (the first `old`, the latest `new`).
+    /// Removal is final as for any member: a call not begun on the actor when removal returns never
+    /// begins.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The selected property.
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - callback: Called on `actor` with the last value seen and the new one.
+    /// - Returns: A token to remove this member.
+    @inlinable
+    @discardableResult
+    public func add<Value: Equatable & Sendable>(
+        _ keyPath: any KeyPath<State, Value> & Sendable,
+        options: ConsumeOptions = [],
+        on actor: any Actor,
+        _ callback: @escaping @isolated(any) @Sendable (_ old: Value, _ new: Value) -> Void
+    ) -> ConsumerToken {
+        register(keyPath, options: options, callback: Self.isolated(callback, on: actor))
+    }
+
+    /// Calls `callback` on `actor` whenever the value `selector` computes changes (see
+    /// ``add(_:options:on:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``).
+    ///
+    /// - Parameters:
+    ///   - selector: Computes the selected value; must be a pure function of the state.
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - callback: Called on `actor` with the last value seen and the new one.
+    /// - Returns: A token to remove this member.
+    @inlinable
+    @discardableResult
+    public func add<Value: Equatable & Sendable>(
+        _ selector: @escaping @Sendable (State) -> Value,
+        options: ConsumeOptions = [],
+        on actor: any Actor,
+        _ callback: @escaping @isolated(any) @Sendable (_ old: Value, _ new: Value) -> Void
+    ) -> ConsumerToken {
+        register(.closure(selector), key: nil, options: options, callback: Self.isolated(callback, on: actor))
+    }
+
+    /// Calls `callback` on `actor` whenever the derived value changes (see
+    /// ``add(_:options:on:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``).
+    ///
+    /// - Parameters:
+    ///   - derived: The derived value.
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - callback: Called on `actor` with the last value seen and the new one.
+    /// - Returns: A token to remove this member.
+    @inlinable
+    @discardableResult
+    public func add<Value: Equatable & Sendable>(
+        _ derived: Derived<State, Value>,
+        options: ConsumeOptions = [],
+        on actor: any Actor,
+        _ callback: @escaping @isolated(any) @Sendable (_ old: Value, _ new: Value) -> Void
+    ) -> ConsumerToken {
+        register(derived, options: options, callback: Self.isolated(callback, on: actor))
+    }
+
+    /// Calls `callback` on `actor` with `owner`, the old and the new value whenever the value at
+    /// `keyPath` changes, holding `owner` weakly: the form for a `@MainActor` screen that owns its
+    /// consumers.
+    ///
+    /// ```swift
+    /// page.consumer.add(\.count, owner: self, on: MainActor.shared) { @MainActor screen, old, new in
+    ///     screen.countLabel.text = "\(new)"
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: The selected property.
+    ///   - owner: The object the callback works for; held weakly.
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - callback: Called on `actor` with the owner, the last value seen and the new one.
+    /// - Returns: A token to remove this member.
+    @inlinable
+    @discardableResult
+    public func add<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
+        _ keyPath: any KeyPath<State, Value> & Sendable,
+        owner: Owner,
+        options: ConsumeOptions = [],
+        on actor: any Actor,
+        _ callback: @escaping @isolated(any) @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
+    ) -> ConsumerToken {
+        let link = OwnerLink(owner)
+        let isolation = Self.isolation(of: callback.isolation, on: actor)
+        let token = register(
+            keyPath,
+            options: options,
+            owner: link,
+            callback: .isolated { old, new, _, gate, member in
+                guard let owner = link.owner else {
+                    link.removeMember()
+                    return
+                }
+                await IsolatedDelivery.run(on: isolation, gate: gate, member: member, callback, owner, old, new)
+            }
+        )
+        link.attach(token)
+        return token
+    }
+
+    /// Wraps an isolated callback for the engine: posted to the consumer's actor gate, then run on
+    /// its actor between the gate's `begin` and `end`.
+    @inlinable
+    static func isolated<Value: Sendable>(
+        _ callback: @escaping @isolated(any) @Sendable (Value, Value) -> Void,
+        on actor: any Actor
+    ) -> ConsumerCallback<State, Value> {
+        let isolation = isolation(of: callback.isolation, on: actor)
+        return .isolated { old, new, _, gate, member in
+            await IsolatedDelivery.run(on: isolation, gate: gate, member: member, callback, old, new)
+        }
+    }
+
+    /// The actor a callback runs on: its own isolation, which must be `actor` (or none).
+    @inlinable
+    static func isolation(of callbackIsolation: (any Actor)?, on actor: any Actor) -> any Actor {
+        if let callbackIsolation {
+            precondition(
+                callbackIsolation === actor,
+                "StateConsumer<\(State.self)>.add(_:on:): the callback is isolated to \(type(of: callbackIsolation)), not to \(type(of: actor)) given in `on:`; isolate it to that actor (for example `{ @MainActor old, new in … }` with `on: MainActor.shared`)."
+            )
+        }
+        return actor
+    }
+}
+
+/// Runs a member's call on its actor.
+@usableFromInline
+enum IsolatedDelivery {
+    /// Hops to `actor`, then begins the call with the gate (which refuses a member removed
+    /// meanwhile), makes it, and ends it: all on the actor (the callback is isolated to it, so
+    /// calling it from here does not hop again), so a removal made on the actor itself never waits
+    /// for it.
+    @usableFromInline
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    static func run<each Argument: Sendable>(
+        on actor: isolated any Actor,
+        gate: DeliveryGate,
+        member: UInt64,
+        _ callback: @isolated(any) @Sendable (repeat each Argument) -> Void,
+        _ arguments: repeat each Argument
+    ) async {
+        guard gate.begin(member) else { return }
+        await callback(repeat each arguments)
+        gate.end(member)
+    }
+}

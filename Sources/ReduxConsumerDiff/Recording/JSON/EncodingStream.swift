@@ -1,0 +1,253 @@
+import ReduxConsumer
+
+/// Feeds an ``EncodingSink`` from `Encodable` values as they encode themselves, without building
+/// a tree of the value first.
+///
+/// `Encoder` has no "container finished" call, so the stream keeps a stack of open containers and
+/// closes the deeper ones as soon as a shallower container writes again, or the value's
+/// `encode(to:)` returns. That is exact for every encoding that writes depth first, which includes
+/// all synthesized `Codable` conformances and the standard library's. A container written to after
+/// a sibling has started (an out-of-order `Encodable` implementation) is reported as an
+/// `EncodingError` naming the problem, never as wrong output.
+///
+/// One stream encodes one value at a time; reuse it for the next value to keep its buffers.
+final class EncodingStream {
+    let sink: any EncodingSink
+    private let distinguishesUnorderedCollections: Bool
+    // `@exclusivity(unchecked)` on the state below: a stream encodes one value at a time on one
+    // thread (its owner's), and no method holds an access to it while calling out to an
+    // `encode(to:)`; the dynamic checks cost more than the writes they guard.
+    @exclusivity(unchecked) private var frames: [EncodingFrame] = []
+    @exclusivity(unchecked) private var nextFrameID = 0
+    /// A key or an array slot was written and its value has not started yet.
+    @exclusivity(unchecked) private var isValuePending = false
+    /// A misuse found where no error can be thrown (creating a container); thrown at the next write.
+    @exclusivity(unchecked) private var misuse: String?
+    /// Which types are sets or dictionaries: the cast that tells costs far more than a lookup.
+    @exclusivity(unchecked) private var unorderedTypes: [ObjectIdentifier: Bool] = [:]
+    #if DEBUG
+        /// Checks the invariant behind the unchecked accesses: one value at a time.
+        private let encodingCheck = Lock(false)
+    #endif
+
+    init(sink: any EncodingSink) {
+        self.sink = sink
+        distinguishesUnorderedCollections = sink.distinguishesUnorderedCollections
+    }
+
+    /// Encodes `value` as one complete JSON value into the sink.
+    func encode<Value: Encodable>(_ value: Value) throws {
+        #if DEBUG
+            let isAlreadyEncoding = encodingCheck.withLock { isEncoding in
+                defer { isEncoding = true }
+                return isEncoding
+            }
+            precondition(!isAlreadyEncoding, "an EncodingStream encodes one value at a time, on one thread")
+            defer { encodingCheck.withLock { $0 = false } }
+        #endif
+        frames.removeAll(keepingCapacity: true)
+        misuse = nil
+        isValuePending = true
+        try encodeValue(value, level: 0, fillsEmptyValue: false)
+        if let misuse {
+            throw Self.error(misuse)
+        }
+        if isValuePending {
+            throw Self.error("\(Value.self) did not encode any value")
+        }
+    }
+
+    /// Encodes `value` in the slot announced at `level` (0 is the top-level value).
+    func encodeValue<Value: Encodable>(_ value: Value, level: Int, fillsEmptyValue: Bool = true) throws {
+        if distinguishesUnorderedCollections, isUnordered(Value.self), let unordered = value as? any UnorderedEncodable
+        {
+            try unordered.encodeUnordered(into: self, level: level)
+        } else {
+            try value.encode(to: StreamEncoder(stream: self, level: level))
+        }
+        close(downTo: level)
+        if isValuePending && fillsEmptyValue {
+            // An `encode(to:)` that wrote nothing: an empty object, as Foundation's encoder writes.
+            writeEmptyObject()
+        }
+    }
+
+    /// Whether values of `type` are unordered collections (``UnorderedEncodable``).
+    private func isUnordered<Value>(_ type: Value.Type) -> Bool {
+        let key = ObjectIdentifier(type)
+        if let known = unorderedTypes[key] {
+            return known
+        }
+        let isUnordered = type is any UnorderedEncodable.Type
+        unorderedTypes[key] = isUnordered
+        return isUnordered
+    }
+
+    // MARK: Containers
+
+    /// Opens a container for the value at `level`, or returns the one already open there (an
+    /// encoder may ask for its container twice); returns its identifier, or -1 after a misuse.
+    func openContainer(level: Int, isObject: Bool, isUnordered: Bool = false) -> Int {
+        if frames.count > level, frames[level].isObject == isObject {
+            return frames[level].id
+        }
+        guard frames.count == level, isValuePending else {
+            misuse = "a container was requested after its value was already written (an out-of-order encode(to:))"
+            return -1
+        }
+        let id = nextFrameID
+        nextFrameID += 1
+        frames.append(EncodingFrame(id: id, isObject: isObject, isUnordered: isUnordered))
+        if isObject {
+            sink.beginObject()
+        } else {
+            sink.beginArray(isUnordered: isUnordered)
+        }
+        isValuePending = false
+        return id
+    }
+
+    /// Writes `key` in the object at `depth` and leaves its value pending.
+    func beginMember(_ key: String, depth: Int, id: Int) throws {
+        guard startMember(key, depth: depth, id: id) else { throw Self.error(misuse ?? "") }
+    }
+
+    /// Starts the next element of the array at `depth` and leaves its value pending.
+    func beginElement(depth: Int, id: Int) throws {
+        guard startElement(depth: depth, id: id) else { throw Self.error(misuse ?? "") }
+    }
+
+    /// ``beginMember(_:depth:id:)`` for callers that cannot throw: returns `false` and keeps the
+    /// misuse for the next write.
+    @discardableResult
+    func startMember(_ key: String, depth: Int, id: Int) -> Bool {
+        guard prepareWrite(depth: depth, id: id) else { return false }
+        sink.key(key, index: frames[depth].count)
+        frames[depth].count += 1
+        isValuePending = true
+        return true
+    }
+
+    /// ``beginElement(depth:id:)`` for callers that cannot throw.
+    @discardableResult
+    func startElement(depth: Int, id: Int) -> Bool {
+        guard prepareWrite(depth: depth, id: id) else { return false }
+        sink.element(index: frames[depth].count)
+        frames[depth].count += 1
+        isValuePending = true
+        return true
+    }
+
+    /// The number of elements written so far in the array at `depth`.
+    func count(depth: Int, id: Int) -> Int {
+        depth < frames.count && frames[depth].id == id ? frames[depth].count : 0
+    }
+
+    /// Before a single-value container at `level` writes its scalar.
+    func beginScalar(level: Int) throws {
+        if let misuse {
+            throw Self.error(misuse)
+        }
+        guard frames.count == level, isValuePending else {
+            throw Self.error("a single-value container wrote a second value, or wrote after its parent moved on")
+        }
+    }
+
+    /// Records that the pending value was written.
+    func didWriteScalar() {
+        isValuePending = false
+    }
+
+    /// Encodes the elements of a set or the pairs of a dictionary as an unordered array.
+    func encodeUnordered<Elements: Sequence>(
+        _ elements: Elements,
+        level: Int,
+        _ encodeElement: (Elements.Element, EncodingStream, Int) throws -> Void
+    ) throws {
+        let id = openContainer(level: level, isObject: false, isUnordered: true)
+        for element in elements {
+            try beginElement(depth: level, id: id)
+            try encodeElement(element, self, level + 1)
+        }
+    }
+
+    // MARK: Private
+
+    /// Closes what earlier values left open above the container at `depth`; `false` (with the
+    /// misuse recorded) when that container is not open any more.
+    private func prepareWrite(depth: Int, id: Int) -> Bool {
+        guard misuse == nil else { return false }
+        guard depth < frames.count, frames[depth].id == id else {
+            misuse = "a container was written to after a later sibling had started (an out-of-order encode(to:))"
+            return false
+        }
+        close(downTo: depth + 1)
+        if isValuePending {
+            // The previous member's value never came (an unused `superEncoder()`).
+            writeEmptyObject()
+        }
+        return true
+    }
+
+    /// Closes the open containers deeper than `count`, filling a value left pending.
+    private func close(downTo count: Int) {
+        while frames.count > count {
+            if isValuePending {
+                writeEmptyObject()
+            }
+            let frame = frames.removeLast()
+            if frame.isObject {
+                sink.endObject()
+            } else {
+                sink.endArray(isUnordered: frame.isUnordered)
+            }
+        }
+    }
+
+    private func writeEmptyObject() {
+        sink.beginObject()
+        sink.endObject()
+        isValuePending = false
+    }
+
+    static func error(_ message: String) -> EncodingError {
+        EncodingError.invalidValue(
+            Optional<Int>.none as Any,
+            EncodingError.Context(codingPath: [], debugDescription: message)
+        )
+    }
+}
+
+/// A container open in an ``EncodingStream``.
+///
+struct EncodingFrame {
+    let id: Int
+    let isObject: Bool
+    let isUnordered: Bool
+    var count = 0
+}
+
+/// The `Encoder` handed to each value's `encode(to:)`: a stream and the level of the value.
+///
+/// `codingPath` is not tracked (always empty): it would cost an array per nested value.
+struct StreamEncoder: Encoder {
+    let stream: EncodingStream
+    let level: Int
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let id = stream.openContainer(level: level, isObject: true)
+        return KeyedEncodingContainer(StreamKeyedContainer<Key>(stream: stream, depth: level, id: id))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let id = stream.openContainer(level: level, isObject: false)
+        return StreamUnkeyedContainer(stream: stream, depth: level, id: id)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        StreamSingleValueContainer(stream: stream, level: level)
+    }
+}

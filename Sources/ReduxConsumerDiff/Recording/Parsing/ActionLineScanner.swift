@@ -1,0 +1,104 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
+/// Recognizes the envelope of the lines a ``SessionRecorder`` writes, byte by byte, so replay
+/// does not parse and search the envelope as a JSON object.
+///
+/// Only the exact layout the recorder writes is recognized; anything else (members in another
+/// order, spaces, escapes in the type name) makes the scanner answer `nil`, and the reader falls
+/// back to parsing the line as JSON, which accepts any valid layout and pinpoints errors.
+enum ActionLineScanner {
+    private static let indexPrefix: StaticString = #"{"index":"#
+    private static let typePrefix: StaticString = #","type":""#
+    private static let actionPrefix: StaticString = #"","action":"#
+    private static let hashPrefix: StaticString = #","hash":""#
+    private static let snapshotPrefix: StaticString = #"{"snapshot":"#
+
+    /// Where the parts of an action line's envelope are.
+    struct Prefix {
+        let index: Int
+        /// The bytes of the type name, without quotes.
+        let name: Range<Int>
+        /// Where the action payload starts.
+        let payloadStart: Int
+    }
+
+    /// What follows the payload.
+    struct Suffix {
+        let hash: UInt64?
+    }
+
+    /// Scans `{"index":N,"type":"NAME","action":`.
+    static func scanPrefix(_ line: [UInt8]) -> Prefix? {
+        line.withUnsafeBufferPointer { bytes -> Prefix? in
+            var position = 0
+            guard match(indexPrefix, in: bytes, at: &position) else { return nil }
+            var index = 0
+            let digitsStart = position
+            while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") {
+                guard position - digitsStart < 18 else { return nil }
+                index = index * 10 + Int(bytes[position] - UInt8(ascii: "0"))
+                position += 1
+            }
+            guard position > digitsStart, match(typePrefix, in: bytes, at: &position) else { return nil }
+            let nameStart = position
+            while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+                position += 1
+            }
+            let nameEnd = position
+            guard nameEnd > nameStart, match(actionPrefix, in: bytes, at: &position) else { return nil }
+            return Prefix(index: index, name: nameStart..<nameEnd, payloadStart: position)
+        }
+    }
+
+    /// Scans what follows the payload, from `offset` to the end of the line: `}` or
+    /// `,"hash":"0123456789abcdef"}`.
+    static func scanSuffix(_ line: [UInt8], from offset: Int) -> Suffix? {
+        line.withUnsafeBufferPointer { bytes -> Suffix? in
+            var position = offset
+            if position + 1 == bytes.count, bytes[position] == UInt8(ascii: "}") {
+                return Suffix(hash: nil)
+            }
+            guard match(hashPrefix, in: bytes, at: &position), bytes.count - position == 18,
+                bytes[position + 16] == UInt8(ascii: "\""), bytes[position + 17] == UInt8(ascii: "}")
+            else { return nil }
+            var hash: UInt64 = 0
+            for byte in bytes[position..<(position + 16)] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                default: return nil
+                }
+                hash = hash << 4 | UInt64(digit)
+            }
+            return Suffix(hash: hash)
+        }
+    }
+
+    /// Whether the line starts as a snapshot line does.
+    static func startsSnapshot(_ line: [UInt8]) -> Bool {
+        line.withUnsafeBufferPointer { bytes in
+            var position = 0
+            return match(snapshotPrefix, in: bytes, at: &position)
+        }
+    }
+
+    private static func match(_ expected: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at position: inout Int)
+        -> Bool
+    {
+        let count = expected.utf8CodeUnitCount
+        guard bytes.count - position >= count, let base = bytes.baseAddress,
+            memcmp(base + position, expected.utf8Start, count) == 0
+        else { return false }
+        position += count
+        return true
+    }
+}

@@ -1,0 +1,65 @@
+import ReduxConsumer
+
+extension RecordingParser {
+    /// Reads and checks the header on the first line.
+    static func readHeader(lines: LineReader, document: JSONDocument, source: String) throws(ReplayError)
+        -> RecordingHeader
+    {
+        func notARecording(_ reason: String) -> ReplayError {
+            ReplayError(.notARecording(reason: reason), line: 1, source: source)
+        }
+        let outcome: LineReader.Outcome
+        do {
+            outcome = try lines.next(into: &document.bytes)
+        } catch {
+            throw ReplayError(.unreadable(reason: error.message), line: 1, source: source)
+        }
+        if outcome == .endOfInput {
+            throw notARecording("it is empty")
+        }
+        do {
+            try document.parse()
+        } catch {
+            throw notARecording("its first line is not JSON")
+        }
+        guard document.nodes[0].kind == .object,
+            let marker = document.member(of: 0, named: "recording"),
+            document.nodes[marker].kind == .string,
+            document.string(at: marker) == RecordingFormat.marker
+        else {
+            throw notARecording(
+                "its first line is not a recording header (\"recording\":\"\(RecordingFormat.marker)\")")
+        }
+        if outcome == .unterminated {
+            throw ReplayError(.truncated(reason: "the recording ends in its header line"), line: 1, source: source)
+        }
+        func text(_ name: String) -> String? {
+            guard let node = document.member(of: 0, named: name), document.nodes[node].kind == .string else {
+                return nil
+            }
+            return document.string(at: node)
+        }
+        guard let format = text("format") else {
+            throw ReplayError(.corruptedLine(reason: "the header has no \"format\" version"), line: 1, source: source)
+        }
+        let parts = format.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let major = Int(parts[0]), Int(parts[1]) != nil else {
+            throw ReplayError(
+                .corruptedLine(reason: "the format version \"\(format)\" is not major.minor"), line: 1, source: source)
+        }
+        let supportedMajor = Int(RecordingHeader.currentFormatVersion.split(separator: ".")[0]) ?? 1
+        guard major <= supportedMajor else {
+            throw ReplayError(.newerFormat(found: format, supported: "\(supportedMajor).x"), line: 1, source: source)
+        }
+        var interval: Int?
+        if let node = document.member(of: 0, named: "snapshotInterval") {
+            interval = document.integer(at: node, as: Int.self)
+        }
+        return RecordingHeader(
+            formatVersion: format,
+            libraryVersion: text("library") ?? "unknown",
+            hashName: text("hash"),
+            snapshotInterval: interval
+        )
+    }
+}

@@ -1,0 +1,167 @@
+import ReduxConsumer
+
+/// The line-level work behind a ``RecordingReader``: reading lines, parsing them, checking that
+/// each is a valid next line of a recording, and decoding actions and snapshots.
+///
+/// It reads one line ahead after each action, to hand the action over together with the snapshot
+/// recorded right after it; an error met on that line is kept and thrown by the next call, so
+/// every action before a bad line is still delivered.
+final class RecordingParser {
+    let source: String
+    private(set) var lastIndex = 0
+    let codecs: ActionCodecs
+    let stopsAtSkippedActions: Bool
+    /// Decodes a recorded state, or `nil` when the state is not `Decodable` (snapshots are then
+    /// checked but not read).
+    let decodeState: ((_ document: JSONDocument, _ node: Int) throws -> Any)?
+    let lines: LineReader
+    let document = JSONDocument()
+    /// A line read ahead (looking for a snapshot after an action) and not yet delivered: the
+    /// document holds line `number`, which starts at `offset`.
+    var lookaheadLine: (number: Int, offset: Int)?
+    /// An error met reading ahead, thrown when the line is due.
+    var lookaheadFailure: ReplayError?
+    var hasEnded = false
+    /// The codec of the last action read: consecutive actions are often of one type.
+    var lastCodec: ActionCodecs.Codec?
+
+    init(
+        lines: LineReader,
+        source: String,
+        codecs: ActionCodecs,
+        stopsAtSkippedActions: Bool,
+        decodeState: ((_ document: JSONDocument, _ node: Int) throws -> Any)?
+    ) {
+        self.lines = lines
+        self.source = source
+        self.codecs = codecs
+        self.stopsAtSkippedActions = stopsAtSkippedActions
+        self.decodeState = decodeState
+    }
+
+    /// Reads the header on the first line.
+    func readHeader() throws(ReplayError) -> RecordingHeader {
+        try Self.readHeader(lines: lines, document: document, source: source)
+    }
+
+    /// Reads the snapshot 0 after the header, if there is one (and `State` is `Decodable`);
+    /// otherwise keeps the line for ``next()``.
+    ///
+    /// - Throws: ``ReplayError`` when the second line is missing or invalid.
+    func readInitialState() throws(ReplayError) -> Any? {
+        let offset = lines.offset
+        guard try readLine() else {
+            throw error(.truncated(reason: "the recording ends after its header"), line: 2)
+        }
+        if case .snapshot(0, let node) = try classifyLine(), let state = try decodeSnapshot(at: node) {
+            return state
+        }
+        lookaheadLine = (lines.lineNumber, offset)
+        return nil
+    }
+
+    /// Reads the next action; see ``RecordingReader/next()``.
+    func next() throws(ReplayError) -> ParsedStep? {
+        guard !hasEnded else { return nil }
+        while true {
+            var hasLine = try takeLookahead()
+            if !hasLine {
+                hasLine = try readLine()
+            }
+            guard hasLine else {
+                throw error(
+                    .truncated(
+                        reason: "the recording ends after action \(lastIndex) without its end line "
+                            + "(the recorder was not closed; the process may have stopped)"
+                    ),
+                    line: lines.lineNumber + 1
+                )
+            }
+            let lineNumber = lines.lineNumber
+            switch try classifyLine() {
+            case .action(let index, let content, let hash):
+                lastIndex = index
+                if case .skipped(let actionType) = content, stopsAtSkippedActions {
+                    throw error(.skippedAction(index: index, actionType: actionType), line: lineNumber)
+                }
+                return ParsedStep(
+                    index: index,
+                    line: lineNumber,
+                    content: content,
+                    hash: hash,
+                    snapshot: snapshotFollowing(index)
+                )
+            case .snapshot(let index, _):
+                // Snapshots are read with the action before them; one elsewhere is only checked.
+                guard index == lastIndex else {
+                    throw error(
+                        .corruptedLine(reason: "a snapshot after \(index) actions follows action \(lastIndex)"),
+                        line: lineNumber)
+                }
+            case .end(let count, let failure):
+                guard count == lastIndex else {
+                    throw error(
+                        .corruptedLine(reason: "the end line counts \(count) actions, but \(lastIndex) were read"),
+                        line: lineNumber)
+                }
+                if let failure {
+                    throw error(.recorderFailed(reason: failure), line: lineNumber)
+                }
+                if try readLine() {
+                    throw error(
+                        .corruptedLine(reason: "content after the end of the recording"), line: lines.lineNumber)
+                }
+                hasEnded = true
+                return nil
+            }
+        }
+    }
+
+    // MARK: Positions
+
+    /// Where the parser stands: enough to come back to this point with ``seek(to:)``.
+    struct Position {
+        let offset: Int
+        let lineNumber: Int
+        let lastIndex: Int
+    }
+
+    var isSeekable: Bool { lines.isSeekable }
+
+    var position: Position? {
+        if lookaheadFailure != nil {
+            return nil
+        }
+        if let (number, offset) = lookaheadLine {
+            return Position(offset: offset, lineNumber: number - 1, lastIndex: lastIndex)
+        }
+        return Position(offset: lines.offset, lineNumber: lines.lineNumber, lastIndex: lastIndex)
+    }
+
+    func seek(to position: Position) throws(ReplayError) {
+        do {
+            try lines.seek(toOffset: position.offset, lineNumber: position.lineNumber)
+        } catch {
+            throw self.error(.cannotRewind(reason: error.message), line: position.lineNumber)
+        }
+        lookaheadLine = nil
+        lookaheadFailure = nil
+        lastIndex = position.lastIndex
+        hasEnded = false
+    }
+}
+
+/// One action line as the parser read it, before the reader gives it its state type.
+struct ParsedStep {
+    enum Content {
+        case action(any Action)
+        case skipped(actionType: String)
+    }
+
+    let index: Int
+    let line: Int
+    let content: Content
+    let hash: UInt64?
+    /// The recorded state after the action, decoded, when a snapshot follows it.
+    let snapshot: Any?
+}

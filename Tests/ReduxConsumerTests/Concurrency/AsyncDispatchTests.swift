@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+struct AsyncDispatchTests {
+    @Test func sendReturnsOnceTheActionWasReducedAndItsSubscribersNotified() async {
+        let store = makeStore()
+        let seen = Recorder<Int>()
+        let subscription = store.subscribe { _, new in seen.append(new.counter) }
+        await store.send(CounterAction.increment)
+        #expect(store.state.counter == 1)
+        #expect(seen.values == [1])
+        subscription.cancel()
+    }
+
+    @Test func concurrentTasksEachSeeTheirOwnWriteAndNothingIsLost() async {
+        let store = makeStore()
+        await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    await store.send(CounterAction.addWork("task \(index)"))
+                    return store.state.works.contains("task \(index)")
+                }
+            }
+            for await sawItsWrite in group {
+                #expect(sawItsWrite)
+            }
+        }
+        #expect(store.state.works.count == 100)
+        #expect(Set(store.state.works).count == 100)
+    }
+
+    /// While a callback holds the store busy on a plain thread, many tasks send to it: they must
+    /// suspend, not block the cooperative pool, so an unrelated task still runs. (A blocking `send`
+    /// would take every thread of the pool and the unrelated task would never run: the wait below
+    /// turns that into a failure, not a hang.)
+    @Test func sendSuspendsInsteadOfBlockingTheCooperativePool() {
+        let store = makeStore()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let subscription = store.subscribe { _, new in
+            guard new.counter == 1 else { return }
+            entered.signal()
+            release.wait()
+        }
+        let holder = spawn { store.dispatch(CounterAction.increment) }
+        entered.wait()
+        let senderCount = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
+        let sendersDone = DispatchSemaphore(value: 0)
+        for _ in 0..<senderCount {
+            Task.detached {
+                await store.send(CounterAction.decrement)
+                sendersDone.signal()
+            }
+        }
+        let unrelatedDone = DispatchSemaphore(value: 0)
+        Task.detached { unrelatedDone.signal() }
+        // Generous: other tests may hold pool threads for a while; a blocking `send` never lets go.
+        #expect(unrelatedDone.wait(timeout: .now() + 30) == .success)
+        // The increment is published (its subscriber is running), and every send still waits.
+        #expect(store.state.counter == 1)
+        release.signal()
+        holder.wait()
+        for _ in 0..<senderCount {
+            #expect(sendersDone.wait(timeout: .now() + 30) == .success)
+        }
+        #expect(store.state.counter == 1 - senderCount)
+        subscription.cancel()
+    }
+
+    @Test func sendFromAnActorResumesOnIt() async {
+        actor Counter {
+            let store = makeStore()
+            var sends = 0
+
+            func sendTwice() async -> Int {
+                await store.send(CounterAction.increment)
+                sends += 1
+                await store.send(CounterAction.increment)
+                sends += 1
+                return store.state.counter
+            }
+        }
+        let counter = Counter()
+        #expect(await counter.sendTwice() == 2)
+    }
+
+    @Test func aTaskStartedInsideACallbackSendsAfterTheActionInProgress() async {
+        let store = makeStore()
+        let done = Lock<Task<Void, Never>?>(nil)
+        let subscription = store.subscribe { _, new in
+            guard new.counter == 1 else { return }
+            done.withLock { $0 = Task { await store.send(CounterAction.set(10)) } }
+        }
+        store.dispatch(CounterAction.increment)
+        await done.withLock { $0 }?.value
+        #expect(store.state.counter == 10)
+        subscription.cancel()
+    }
+}

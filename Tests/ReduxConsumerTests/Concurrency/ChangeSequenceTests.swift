@@ -1,0 +1,99 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+struct ChangeSequenceTests {
+    @Test func changesFollowTheConsumerRules() async {
+        let store = makeStore()
+        let changes = store.changes(of: \.counter, options: .instantly)
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == Change(old: 0, new: 0))  // .instantly: the starting value
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.rename("Kim"))  // not the counter: no element
+        await store.send(CounterAction.set(5))
+        #expect(await iterator.next() == Change(old: 0, new: 5))  // merged: the reader was behind
+    }
+
+    @Test func unboundedBufferingDeliversEveryChange() async {
+        let store = makeStore()
+        var iterator = store.changes(of: \.counter, options: .instantly, buffering: .unbounded).makeAsyncIterator()
+        _ = await iterator.next()
+        for _ in 0..<1_000 { store.dispatch(CounterAction.increment) }
+        for expected in 1...1_000 {
+            #expect(await iterator.next() == Change(old: expected - 1, new: expected))
+        }
+    }
+
+    @Test func aSlowReaderOfABurstGetsMergedChangesThatKeepTheChain() async {
+        let store = makeStore()
+        let changes = store.changes(of: \.counter, options: .instantly)
+        let burst = 200_000
+        let reader = Task {
+            var last = 0
+            var count = 0
+            for await change in changes {
+                if change.old != last { return (false, count) }
+                last = change.new
+                count += 1
+                if last == burst { break }
+                await Task.yield()
+            }
+            return (true, count)
+        }
+        // Let the reader subscribe (its first element is the starting value).
+        while store.subscriberCount == 0 { await Task.yield() }
+        let writer = spawn { for _ in 0..<burst { store.dispatch(CounterAction.increment) } }
+        writer.wait()
+        let (chained, count) = await reader.value
+        #expect(chained)
+        #expect(count <= burst + 1)
+    }
+
+    @Test func cancellingTheReadingTaskRemovesItsSubscription() async {
+        let store = makeStore()
+        let started = DispatchSemaphore(value: 0)
+        let reader = Task {
+            var count = 0
+            for await _ in store.changes(of: \.counter, options: .instantly) {
+                count += 1
+                if count == 1 { started.signal() }
+            }
+            return count
+        }
+        await withCheckedContinuation { done in
+            DispatchQueue.global().async {
+                started.wait()
+                done.resume()
+            }
+        }
+        #expect(store.subscriberCount == 1)
+        reader.cancel()
+        _ = await reader.value
+        #expect(store.subscriberCount == 0)
+    }
+
+    @Test func theSequenceFinishesWhenTheStoreIsReleased() async {
+        var store: Store<AppState>? = makeStore()
+        let changes = store!.changes(of: \.counter, options: .instantly)
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == Change(old: 0, new: 0))
+        weak let weakStore = store
+        store = nil
+        #expect(weakStore == nil)
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func statesAndActionsStreamTheirElementsInOrder() async {
+        let store = makeStore()
+        var states = store.states(buffering: .unbounded).makeAsyncIterator()
+        var actions = store.actions.makeAsyncIterator()
+        // Subscribe both before acting: an iteration subscribes on its first `next()`.
+        async let firstState = states.next()
+        async let firstAction = actions.next()
+        while store.subscriberCount < 2 { await Task.yield() }
+        await store.send(CounterAction.increment)
+        #expect(await firstState?.new.counter == 1)
+        #expect(await firstAction.map { "\($0)" } == "increment")
+    }
+}

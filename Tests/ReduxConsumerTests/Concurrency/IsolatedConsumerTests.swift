@@ -1,0 +1,92 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+@globalActor
+actor TestActor {
+    static let shared = TestActor()
+}
+
+/// What an isolated callback saw, kept on the test actor.
+@TestActor
+final class ActorLog {
+    var changes: [(old: Int, new: Int)] = []
+}
+
+struct IsolatedConsumerTests {
+    @Test func callbacksRunOnTheirActorInOrderWithOldEqualToThePreviousNew() async {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let log = ActorLog()
+        let done = AsyncStream.makeStream(of: Void.self)
+        let total = 10_000
+        consumer.add(\.counter, on: TestActor.shared) { @TestActor old, new in
+            TestActor.shared.assertIsolated()
+            log.changes.append((old, new))
+            if new == total { done.continuation.yield() }
+        }
+        let subscription = store.subscribe(consumer)
+        let threads = (0..<4).map { _ in
+            spawn { for _ in 0..<(total / 4) { store.dispatch(CounterAction.increment) } }
+        }
+        for thread in threads { thread.wait() }
+        var iterator = done.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        let changes = await log.changes
+        #expect(changes.first?.old == 0)
+        #expect(changes.last?.new == total)
+        #expect(zip(changes, changes.dropFirst()).allSatisfy { $0.new == $1.old })
+        #expect(changes.allSatisfy { $0.old < $0.new })
+        subscription.cancel()
+    }
+
+    @Test func aRemovedIsolatedMemberIsNeverCalledAgain() async {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let calls = Recorder<Int>()
+        let token = consumer.add(\.counter, on: TestActor.shared) { @TestActor _, new in calls.append(new) }
+        let subscription = store.subscribe(consumer)
+        // Changes posted to the actor and not begun there yet are dropped by the removal.
+        await TestActor.shared.run {
+            store.dispatch(CounterAction.increment)
+            consumer.remove(token)
+        }
+        store.dispatch(CounterAction.increment)
+        await TestActor.shared.run {}
+        #expect(calls.values.isEmpty)
+        #expect(consumer.count == 0)
+        subscription.cancel()
+    }
+
+    @Test func theOwnerFormHoldsItsOwnerWeakly() async {
+        @TestActor final class Screen {
+            var text = ""
+        }
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        var screen: Screen? = Screen()
+        weak let weakScreen = screen
+        let called = AsyncStream.makeStream(of: Void.self)
+        consumer.add(\.counter, owner: screen!, on: TestActor.shared) { @TestActor screen, _, new in
+            screen.text = "\(new)"
+            called.continuation.yield()
+        }
+        let subscription = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+        var iterator = called.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(await screen?.text == "1")
+        screen = nil
+        #expect(weakScreen == nil)
+        #expect(consumer.count == 0)
+        subscription.cancel()
+    }
+}
+
+extension TestActor {
+    /// Runs `body` on the actor, after everything enqueued on it before.
+    func run(_ body: @Sendable () -> Void) {
+        body()
+    }
+}

@@ -1,0 +1,298 @@
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// Disagreements between the library and the README that ``ModelCheckTests`` found, each cut down
+/// to a small deterministic program. Each test quotes the sentence it holds the library to.
+struct ModelCheckFindingsTests {
+    /// How a member on `counter` is added: the three ways that compare values.
+    enum MemberKind: CaseIterable, CustomStringConvertible {
+        case keyPath
+        case closureSelector
+        case isEqual
+
+        func add(to consumer: StateConsumer<AppState>, _ seen: Recorder<String>) {
+            let record: @Sendable (Int, Int) -> Void = { old, new in seen.append("\(old)→\(new)") }
+            switch self {
+            case .keyPath: consumer.add(\.counter, record)
+            case .closureSelector: consumer.add({ $0.counter }, record)
+            case .isEqual: consumer.add(\.counter, isEqual: { $0 == $1 }, record)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .keyPath: "key path"
+            case .closureSelector: "closure selector"
+            case .isEqual: "isEqual"
+            }
+        }
+    }
+
+    /// README, Consumers: "Subscribing a consumer feeds it the store's current state at once: every
+    /// member compares the value it last saw with it and fires if it changed (so a consumer that
+    /// comes back to a store hears what changed while it was away)." Guarantee 3: "Every callback's
+    /// `old` is the previous callback's `new`."
+    ///
+    /// Found: nothing fired when the consumer came back, and its next callback started from the
+    /// store's value, not from the last one it delivered: `["0→1", "1→2"]` is `["1→2"]`.
+    @Test(arguments: MemberKind.allCases)
+    func consumerThatComesBackHearsWhatChangedWhileAway(kind: MemberKind) {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        kind.add(to: consumer, seen)
+        store.subscribe(consumer).cancel()
+        store.dispatch(CounterAction.increment)
+
+        let subscription = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+
+        #expect(seen.values == ["0→1", "1→2"])
+        subscription.cancel()
+    }
+
+    /// The same rule for a consumer fed by hand before it is subscribed ("members that never saw a
+    /// state start from the current one"; these did see one).
+    ///
+    /// Found: `["5→6"]` instead of `["1→5", "5→6"]`.
+    @Test(arguments: MemberKind.allCases)
+    func consumerFedByHandThenSubscribedHearsTheStoresState(kind: MemberKind) {
+        let store = makeStore(AppState(counter: 5))
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        kind.add(to: consumer, seen)
+        consumer.consume(newState: AppState(counter: 1))
+
+        let subscription = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+
+        #expect(seen.values == ["1→5", "5→6"])
+        subscription.cancel()
+    }
+
+    /// `StateConsumer.consume(newState:)`: "every member whose selected value changed is called";
+    /// `old` "is the value the member was last called with".
+    ///
+    /// Found: the first state fed by hand after leaving the store is taken silently: `["0→1",
+    /// "5→6"]` instead of `["0→1", "1→5", "5→6"]`.
+    @Test(arguments: MemberKind.allCases)
+    func consumerThatLeftItsStoreComparesStatesFedByHandWithWhatItLastSaw(kind: MemberKind) {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        kind.add(to: consumer, seen)
+        let subscription = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+        subscription.cancel()
+
+        consumer.consume(newState: AppState(counter: 5))
+        consumer.consume(newState: AppState(counter: 6))
+
+        #expect(seen.values == ["0→1", "1→5", "5→6"])
+    }
+
+    /// README, Consumers: "one added inside a callback starts with the next state", and "a member
+    /// starts from the value at the moment it is added". A key-path member added during an action,
+    /// to a consumer whose pass for that action is still to come and which already has a member on
+    /// that key path, is called in that pass with the value from before it was added.
+    ///
+    /// Found: `["late 1→2", "late 2→3"]` instead of `["late 2→3"]`.
+    @Test func keyPathMemberAddedDuringAnActionStartsWithTheNextState() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        let adder = store.subscribe { _, new in
+            if new.counter == 2 {
+                consumer.add(\.counter) { old, new in seen.append("late \(old)→\(new)") }
+            }
+        }
+        consumer.add(\.counter) { _, _ in }
+        let subscription = store.subscribe(consumer)
+
+        for _ in 0..<3 { store.dispatch(CounterAction.increment) }
+
+        #expect(seen.values == ["late 2→3"])
+        #expect(consumer.count == 2)
+        adder.cancel()
+        subscription.cancel()
+    }
+
+    /// Store, "Threads and re-entrancy": "A closure subscribed, or a listener added, during an
+    /// action is first called with the next action." When that next action was already queued
+    /// (dispatched earlier in the same action), the new registration misses it.
+    ///
+    /// Found: both recorded nothing for action 3: `[]` instead of `["closure 2→3", "listener"]`.
+    @Test func closureAndListenerAddedDuringAnActionHearTheNextQueuedAction() {
+        let store = makeStore()
+        let seen = Recorder<String>()
+        let kept = Box<[Subscription]>([])
+        let driver = store.subscribe { _, new in
+            switch new.counter {
+            case 1:
+                store.dispatch(CounterAction.increment)
+                store.dispatch(CounterAction.increment)
+            case 2:
+                kept.value.append(store.subscribe { old, new in seen.append("closure \(old.counter)→\(new.counter)") })
+                kept.value.append(store.observeActions { _ in seen.append("listener") })
+            default:
+                break
+            }
+        }
+
+        store.dispatch(CounterAction.increment)
+
+        #expect(seen.values == ["closure 2→3", "listener"])
+        driver.cancel()
+        for subscription in kept.value { subscription.cancel() }
+    }
+
+    /// `Store.subscribe(_:)`: "Feeds `consumer` with this store's states: the current one at once,
+    /// then every new one" (only a subscription from another store's callbacks, while this store is
+    /// busy on a third thread, waits for the current action). From inside this store's own
+    /// callback the feeding waits until after the action and the actions already queued: the
+    /// `.instantly` member fires after `subscribe` returned, with state 3 instead of state 2, and
+    /// the change to 3 is never heard.
+    ///
+    /// Found: `["subscribed", "3→3"]` instead of `["2→2", "subscribed", "2→3"]`.
+    @Test func consumerSubscribedInsideACallbackIsFedAtOnce() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter, options: .instantly) { old, new in seen.append("\(old)→\(new)") }
+        let kept = Box<[Subscription]>([])
+        let driver = store.subscribe { _, new in
+            switch new.counter {
+            case 1:
+                store.dispatch(CounterAction.increment)
+                store.dispatch(CounterAction.increment)
+            case 2:
+                kept.value.append(store.subscribe(consumer))
+                seen.append("subscribed")
+            default:
+                break
+            }
+        }
+
+        store.dispatch(CounterAction.increment)
+
+        #expect(seen.values == ["2→2", "subscribed", "2→3"])
+        driver.cancel()
+        for subscription in kept.value { subscription.cancel() }
+    }
+
+    /// Guarantee 1: "Once a removal returns — … `Subscription.cancel()` … — what it removed is never
+    /// started again, … not later in a pass in progress." A subscription made inside a callback is
+    /// fed after `subscribe` returned (see above); cancelling it from the first member of that
+    /// feed does not stop the second member.
+    ///
+    /// Found: `["first", "cancelled", "second"]`; nothing may follow "cancelled".
+    @Test func cancellingASubscriptionStopsItsFirstFeed() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        let handle = Box<Subscription?>(nil)
+        consumer.add(\.counter, options: .instantly) { _, _ in
+            seen.append("first")
+            if let subscription = handle.value {
+                subscription.cancel()
+                seen.append("cancelled")
+            }
+        }
+        consumer.add(\.counter, options: .instantly) { _, _ in seen.append("second") }
+        let driver = store.subscribe { _, new in
+            if new.counter == 1 {
+                handle.value = store.subscribe(consumer)
+            }
+        }
+
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+
+        let afterCancel = seen.values.drop { $0 != "cancelled" }.dropFirst()
+        #expect(afterCancel.isEmpty, "called after its subscription was cancelled: \(seen.values)")
+        #expect(store.subscriberCount == 1)
+        driver.cancel()
+        handle.value?.cancel()
+    }
+
+    /// README, Consumers: "one added inside a callback starts with the next state"; First delivery:
+    /// a member of a consumer that is not subscribed starts "from the first state the consumer
+    /// receives". A member added inside a callback of a consumer fed by hand is admitted with the
+    /// state of the pass in progress instead (its `.instantly` call comes one state early).
+    ///
+    /// Found: `["a 0→1", "b 1→1", "next", "a 1→2", "b 1→2"]` instead of `["a 0→1", "next",
+    /// "a 1→2", "b 2→2"]`.
+    @Test func memberAddedInsideAHandFedPassStartsWithTheNextState() {
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        let isFirst = Box(true)
+        consumer.add(\.counter) { old, new in
+            seen.append("a \(old)→\(new)")
+            if isFirst.value {
+                isFirst.value = false
+                consumer.add(\.counter, options: .instantly) { old, new in seen.append("b \(old)→\(new)") }
+            }
+        }
+
+        consumer.consume(newState: AppState(counter: 0))
+        consumer.consume(newState: AppState(counter: 1))
+        seen.append("next")
+        consumer.consume(newState: AppState(counter: 2))
+
+        #expect(seen.values == ["a 0→1", "next", "a 1→2", "b 2→2"])
+    }
+
+    /// README, Consumers: "a consumer that comes back to a store hears what changed while it was
+    /// away". A member whose callback ends its consumer's subscription stops the pass for the
+    /// consumer's later members: they did not hear the change, so they hear it when the consumer
+    /// comes back, and the member that did hear it is not called again.
+    ///
+    /// Found (seed 0xabdfdb5c497c8e91): the later member never heard the change.
+    @Test func membersCutOffByTheirConsumerLeavingHearTheChangeWhenItComesBack() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        let bag = ConsumerBag()
+        store.subscribe(consumer).store(in: bag)
+        consumer.add(\.counter) { old, new in
+            seen.append("leaver \(old)→\(new)")
+            bag.removeAll()
+        }
+        consumer.add(\.counter) { old, new in seen.append("later \(old)→\(new)") }
+
+        store.dispatch(CounterAction.increment)
+        seen.append("back")
+        let subscription = store.subscribe(consumer)
+
+        #expect(seen.values == ["leaver 0→1", "back", "later 0→1"])
+        subscription.cancel()
+    }
+
+    /// The same when the consumer is unsubscribed and subscribed again by an earlier subscriber
+    /// in the same pass: it hears the change once, as it comes back, not a second time from the
+    /// pass that had already evaluated it.
+    ///
+    /// Found (seed 0xd47ddbae05c60777): called twice, the second time with `old == new`.
+    @Test func consumerSubscribedAgainDuringAPassHearsTheChangeOnce() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter) { old, new in seen.append("\(old)→\(new)") }
+        let handle = Box(store.subscribe(consumer))
+        let cycler = store.subscribe { _, _ in
+            handle.value.cancel()
+            handle.value = store.subscribe(consumer)
+        }
+        // The consumer now subscribed after the cycler: every pass cycles it before its turn.
+        handle.value.cancel()
+        handle.value = store.subscribe(consumer)
+
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+
+        #expect(seen.values == ["0→1", "1→2"])
+        cycler.cancel()
+        handle.value.cancel()
+    }
+}
