@@ -130,28 +130,36 @@ struct RemovalTests {
         subscription.cancel()
     }
 
-    /// A callback subscribes a consumer whose members wait for their first state (the admission
-    /// runs after the current action), then removes one of them: it is never called.
-    @Test func aWaitingMemberRemovedBeforeItsAdmissionRanIsNotCalled() {
-        let store = makeStore()
+    /// A reducer subscribes a consumer whose members wait for their first state (the subscription
+    /// waits until the reducer returned), then removes one of them (a removal takes effect at once):
+    /// the removed member is never called, not even by the first delivery.
+    @Test func aWaitingMemberRemovedBeforeItsFirstDeliveryIsNotCalled() {
         let waiting = StateConsumer<AppState>()
         let calls = Recorder<String>()
         waiting.add(\.counter, options: .instantly) { old, new in calls.append("kept \(old)→\(new)") }
         let victim = waiting.add(\.counter, options: .instantly) { _ in calls.append("victim") }
         let subscriptions = Lock<[Subscription]>([])
-        let opener = StateConsumer<AppState>()
-        opener.add(\.counter) { new in
-            guard new == 1 else { return }
-            subscriptions.withLock { $0.append(store.subscribe(waiting)) }
-            victim.cancel()
-        }
-        subscriptions.withLock { $0.append(store.subscribe(opener)) }
+        let slot = Lock<Store<AppState>?>(nil)
+        let store = Store(
+            initialState: AppState(),
+            reducer: Reducer { (state: inout AppState, action: any Action) in
+                appReducer(&state, action)
+                guard case .rename("open")? = action as? CounterAction, let store = slot.withLock({ $0 }) else {
+                    return
+                }
+                subscriptions.withLock { $0.append(store.subscribe(waiting)) }
+                victim.cancel()
+                calls.append("cancel returned")
+            })
+        slot.withLock { $0 = store }
         store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.rename("open"))
         store.dispatch(CounterAction.increment)
-        #expect(calls.values == ["kept 1→1", "kept 1→2"])
+        #expect(calls.values == ["cancel returned", "kept 1→1", "kept 1→2"])
         #expect(waiting.count == 1)
         for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
         #expect(store.subscriberCount == 0)
+        slot.withLock { $0 = nil }
     }
 
     /// Releasing a page is one of the removals of guarantee 1: once the owner's last reference is
