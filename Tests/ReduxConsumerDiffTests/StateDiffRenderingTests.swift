@@ -92,6 +92,7 @@ extension StateDiffTests {
             StateDiff(from: nil, to: node).changes.first?.newValue == "Node(value: 1, next: Node(value: 2, next: nil))")
         node.next = node
         #expect(StateDiff(from: nil, to: node).changes.first?.newValue == "Node(value: 1, next: Node(…))")
+        node.next = nil  // Breaks the cycle, which would leak.
     }
 
     @Test(arguments: [

@@ -184,6 +184,9 @@ struct StateDiffTests {
         let new = Node(2)
         new.next = new
         #expect(lines(old, new) == ["~ value: 1 → 2"])
+        // Breaks the cycles, which would leak.
+        old.next = nil
+        new.next = nil
     }
 
     @Test

@@ -89,7 +89,9 @@ struct ConcurrencyTests {
         }
         #expect(left.state.counter == 2_000)
         #expect(right.state.counter == 2_000)
-        withExtendedLifetime((toRight, toLeft)) {}
+        // Each store's subscriber holds the other store: cancel to break the cycle.
+        toRight.cancel()
+        toLeft.cancel()
     }
 
     @Test func consumerFedByHandFromSeveralThreadsRunsOnePassAtATime() {

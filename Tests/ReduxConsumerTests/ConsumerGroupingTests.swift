@@ -53,6 +53,9 @@ struct ConsumerGroupingTests {
         #expect(firstDifference(grouped.log, ungrouped.log) == nil)
         #expect(grouped.consumer.count == ungrouped.consumer.count)
         for subscription in subscriptions { subscription.cancel() }
+        // Each side's callbacks hold the side, which holds the consumer: remove them to free both.
+        grouped.consumer.removeAll()
+        ungrouped.consumer.removeAll()
     }
 
     @Test func consumerRemovedByAnEarlierCallbackIsNotCalledLaterInTheSamePass() {
@@ -70,6 +73,7 @@ struct ConsumerGroupingTests {
         store.dispatch(GroupingAction.first(2))
         #expect(seen.values == ["first", "first"])
         subscription.cancel()
+        consumer.removeAll()  // The first member's callback holds the consumer.
     }
 }
 

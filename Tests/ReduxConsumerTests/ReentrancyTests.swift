@@ -15,7 +15,9 @@ struct ReentrancyTests {
         // The nested dispatch ran only after every subscriber saw 0→1, and before dispatch returned.
         #expect(seen.values == ["first 0→1", "second 0→1", "first 1→2", "second 1→2"])
         #expect(store.state.counter == 2)
-        withExtendedLifetime((first, second)) {}
+        // The first subscriber holds the store: cancel to break the cycle.
+        first.cancel()
+        second.cancel()
     }
 
     @Test func dispatchFromAReducerIsQueuedNotRecursive() {
@@ -67,7 +69,8 @@ struct ReentrancyTests {
         store.dispatch(CounterAction.increment)
         store.dispatch(CounterAction.increment)
         #expect(seen.values == ["added 1→2"])
-        withExtendedLifetime(first) {}
+        first.cancel()
+        added.withLock { $0 }?.cancel()
         added.withLock { $0 = nil }
     }
 

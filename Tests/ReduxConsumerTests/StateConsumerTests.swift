@@ -182,6 +182,7 @@ struct StateConsumerTests {
         consumer.consume(newState: AppState(counter: 2))
         #expect(seen.values == ["remover", "remover"])
         #expect(consumer.count == 1)
+        consumer.removeAll()  // The remover's callback holds the consumer.
     }
 
     @Test func consumerRemovingItselfStopsAfterItsCall() {
@@ -216,6 +217,7 @@ struct StateConsumerTests {
         store.dispatch(CounterAction.increment)
         #expect(seen.values == ["late 1→2"])
         subscription.cancel()
+        consumer.removeAll()  // The first member's callback holds the consumer.
     }
 
     @Test func removeAllStopsEveryConsumer() {

@@ -1,0 +1,284 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// Guarantee 5: every object graph the API builds is freed once the user lets go of it, checked
+/// here with weak references (and, in `.ci/run`, under LeakSanitizer). Each test builds its graph
+/// in a scope of its own and keeps only weak references past it.
+struct LeakTests {
+    @Test func storeWithEveryKindOfRegistrationIsFreedWithoutCancellingAnything() {
+        let watch = LeakWatch()
+        do {
+            let store = makeStore(middleware: [{ _, _ in { next in { next($0) } } }])
+            let consumer = StateConsumer<AppState>()
+            let captured = watch.track(Captured())
+            consumer.add(\.counter) { _ in captured.touch() }
+            consumer.add({ $0.works.count }, options: .instantly) { _ in captured.touch() }
+            store.subscribe(consumer)
+            store.subscribe { _, _ in captured.touch() }
+            store.observeActions { _ in captured.touch() }
+            store.addMiddleware { _, _ in
+                { next in
+                    {
+                        captured.touch()
+                        next($0)
+                    }
+                }
+            }
+            store.dispatch(CounterAction.increment)
+            watch.track(store)
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+    }
+
+    @Test func cancelledRegistrationsReleaseWhatTheirCallbacksCaptured() {
+        let store = makeStore()
+        let watch = LeakWatch()
+        do {
+            let consumer = StateConsumer<AppState>()
+            let captured = watch.track(Captured())
+            let token = consumer.add(\.counter) { _ in captured.touch() }
+            let subscriptions = [
+                store.subscribe(consumer),
+                store.subscribe { _, _ in captured.touch() },
+                store.observeActions { _ in captured.touch() },
+            ]
+            store.dispatch(CounterAction.increment)
+            token.cancel()
+            for subscription in subscriptions { subscription.cancel() }
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        #expect(store.subscriberCount == 0)
+    }
+
+    @Test func keptTokensKeepNothingAlive() {
+        let watch = LeakWatch()
+        var tokens: [any Cancellable] = []
+        do {
+            let store = makeStore()
+            let consumer = StateConsumer<AppState>()
+            tokens.append(consumer.add(\.counter) { _ in })
+            tokens.append(store.subscribe(consumer))
+            tokens.append(store.subscribe { _, _ in })
+            watch.track(store)
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        // Cancelling a handle whose store and consumer are gone does nothing.
+        for token in tokens { token.cancel() }
+    }
+
+    @Test func consumerWithOneOwnerMemberThatIsNeverSubscribedIsFreed() {
+        let watch = LeakWatch()
+        let owner = Captured()
+        do {
+            let consumer = StateConsumer<AppState>()
+            let captured = watch.track(Captured())
+            consumer.add(\.counter, owner: owner) { _, _, _ in captured.touch() }
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test func consumerWithOneOwnerMemberWhoseOwnerIsReleasedIsFreed() {
+        let watch = LeakWatch()
+        do {
+            let consumer = StateConsumer<AppState>()
+            let captured = watch.track(Captured())
+            do {
+                let owner = watch.track(Captured())
+                consumer.add({ $0.name }, owner: owner) { _, _, _ in captured.touch() }
+            }
+            #expect(consumer.count == 0)
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+    }
+
+    @Test func subscribedOwnerMemberReleasesItsCallbackAtTheChangeAfterItsOwnerWent() {
+        let store = makeStore()
+        let watch = LeakWatch()
+        let consumer = StateConsumer<AppState>()
+        let subscription = store.subscribe(consumer)
+        do {
+            let owner = watch.track(Captured())
+            let captured = watch.track(Captured())
+            consumer.add(\.counter, owner: owner) { _, _, _ in captured.touch() }
+            store.dispatch(CounterAction.increment)
+        }
+        #expect(consumer.count == 0)
+        // Inert at once, removed for good (with what its callback captured) at its next change.
+        store.dispatch(CounterAction.increment)
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        subscription.cancel()
+        #expect(store.subscriberCount == 0)
+    }
+
+    @Test func subscribedConsumerWithOwnerMembersIsFreedWithItsStore() {
+        let watch = LeakWatch()
+        let owner = Captured()
+        do {
+            let store = makeStore()
+            let consumer = StateConsumer<AppState>()
+            consumer.add(\.counter, owner: owner) { owner, _, _ in owner.touch() }
+            consumer.add({ $0.works }, owner: owner) { owner, _, _ in owner.touch() }
+            store.subscribe(consumer)
+            store.dispatch(CounterAction.increment)
+            watch.track(store)
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        #expect(owner.touches == 1)
+    }
+
+    @Test func releasedBagCancelsItsTokensAndFreesTheirConsumer() {
+        let store = makeStore()
+        let watch = LeakWatch()
+        do {
+            let bag = ConsumerBag()
+            let consumer = StateConsumer<AppState>()
+            let captured = watch.track(Captured())
+            consumer.add(\.counter) { _ in captured.touch() }.store(in: bag)
+            store.subscribe(consumer).store(in: bag)
+            store.subscribe { _, _ in captured.touch() }.store(in: bag)
+            store.observeActions { _ in captured.touch() }.store(in: bag)
+            store.dispatch(CounterAction.increment)
+            watch.track(bag)
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        #expect(store.subscriberCount == 0)
+    }
+
+    @Test func ownerHoldingABagOfItsMembersIsFreedWithThem() {
+        let store = makeRootStore()
+        let watch = LeakWatch()
+        let consumer = StateConsumer<RootState>()
+        let subscription = store.subscribe(consumer)
+        do {
+            let owner = watch.track(BagOwner())
+            consumer.add(\.foreground, owner: owner) { owner, _, _ in owner.touch() }.store(in: owner.bag)
+            consumer.add(\.auth.user, owner: owner) { owner, _, _ in owner.touch() }.store(in: owner.bag)
+            store.dispatch(LifecycleAction.enterForeground)
+            #expect(consumer.count == 2)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        #expect(consumer.count == 0)
+        subscription.cancel()
+    }
+
+    @Test(arguments: [false, true])
+    func releasedPageFreesEverythingItRegistered(closedFirst: Bool) {
+        let global = makeRootStore()
+        let start = global.subscriberCount
+        let watch = LeakWatch()
+        do {
+            let log = Recorder<String>()
+            let screen = watch.track(MainScreen(global: global, log: log))
+            let page = screen.page
+            page.forwardActions { $0 is AuthAction }
+            let captured = watch.track(Captured())
+            page.consumer.add(\.count) { _ in captured.touch() }
+            page.globalConsumer.add(\.auth.user) { _ in captured.touch() }
+            let child = watch.track(CountBadge(name: "badge", page: page, log: log))
+            page.dispatch(MainAction.increment)
+            global.dispatch(AuthAction.logIn("kim"))
+            #expect(global.subscriberCount == start + 2)
+            if closedFirst { page.close() }
+            watch.track(page)
+            watch.track(page.consumer)
+            watch.track(page.globalConsumer)
+            withExtendedLifetime(child) {}
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        #expect(global.subscriberCount == start)
+    }
+
+    @Test func pageDeliveringOnAQueueIsFreedWithCallsStillPending() {
+        let global = makeRootStore()
+        let queue = DispatchQueue(label: "leak-tests.page")
+        let watch = LeakWatch()
+        let calls = CallCounter()
+        queue.suspend()
+        do {
+            let page = PageStore(
+                global: global, initialState: { _ in MainState() }, reducer: mainReducer, deliveringOn: queue)
+            let captured = watch.track(Captured())
+            page.consumer.add(\.count) { _ in
+                captured.touch()
+                calls.increment()
+            }
+            page.globalConsumer.add(\.foreground) { _ in calls.increment() }
+            page.dispatch(MainAction.increment)
+            global.dispatch(LifecycleAction.enterForeground)
+            watch.track(page)
+            watch.track(page.consumer)
+        }
+        // The pending calls were dropped with the page: nothing keeps what they captured.
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        queue.resume()
+        queue.sync {}
+        #expect(calls.value == 0)
+        #expect(global.subscriberCount == 0)
+    }
+
+    @Test func consumerDeliveringOnAQueueIsFreedWithCallsStillPending() {
+        let store = makeStore()
+        let queue = DispatchQueue(label: "leak-tests.consumer")
+        let watch = LeakWatch()
+        queue.suspend()
+        do {
+            let consumer = StateConsumer<AppState>(deliveringOn: queue)
+            let captured = watch.track(Captured())
+            consumer.add(\.counter) { _ in captured.touch() }
+            let subscription = store.subscribe(consumer)
+            store.dispatch(CounterAction.increment)
+            subscription.cancel()
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        queue.resume()
+        queue.sync {}
+    }
+
+    @Test func consumerFedByHandIsFreed() {
+        let watch = LeakWatch()
+        do {
+            let consumer = StateConsumer<AppState>()
+            let captured = watch.track(Captured())
+            consumer.add(\.counter, options: .instantly) { _ in captured.touch() }
+            consumer.consume(newState: AppState())
+            consumer.consume(newState: AppState(counter: 1))
+            #expect(captured.touches == 2)
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+    }
+}
+
+/// Something a callback captures, or an owner.
+private final class Captured: Sendable {
+    private let count = Lock(0)
+
+    func touch() {
+        count.withLock { $0 += 1 }
+    }
+
+    var touches: Int {
+        count.withLock { $0 }
+    }
+}
+
+/// An owner that keeps its members' tokens in its own bag.
+private final class BagOwner: Sendable {
+    let bag = ConsumerBag()
+    private let count = Lock(0)
+
+    func touch() {
+        count.withLock { $0 += 1 }
+    }
+}

@@ -1,0 +1,276 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// Guarantee 1 through the public API, at the two edges of the drain's removal protocol: a removal
+/// waits for the removed callback running on another thread, except when that thread waits for
+/// the remover; and removals made where no pass can be waited for (first-state delivery, queues).
+struct RemovalTests {
+    @Test func aRemovalWaitsForTheRemovedCallbackRunningOnAnotherThread() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let entered = DispatchSemaphore(value: 0)
+        let watch = CallWatch()
+        consumer.add(\.name) { _ in }
+        let token = consumer.add(\.counter) { _ in
+            watch.begin()
+            entered.signal()
+            // The remover has made its decision (the count drops with it): it now waits for us.
+            spin { consumer.count == 1 }
+            watch.end()
+        }
+        let subscription = store.subscribe(consumer)
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            entered.wait()
+            token.cancel()
+            watch.removed()
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        store.dispatch(CounterAction.increment)
+        #expect(watch.report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
+        subscription.cancel()
+    }
+
+    @Test func aRemovalWaitsForTheRemovedQueuedCallbackRunningOnItsQueue() {
+        let store = makeStore()
+        let queue = DispatchQueue(label: "removal-tests")
+        let consumer = StateConsumer<AppState>(deliveringOn: queue)
+        let entered = DispatchSemaphore(value: 0)
+        let watch = CallWatch()
+        consumer.add(\.name) { _ in }
+        let token = consumer.add(\.counter) { _ in
+            watch.begin()
+            entered.signal()
+            spin { consumer.count == 1 }
+            watch.end()
+        }
+        let subscription = store.subscribe(consumer)
+        let finished = finishesWithoutDeadlock {
+            store.dispatch(CounterAction.increment)
+            entered.wait()
+            // A second call waits on the queue; it may start before the removal drops it, never after.
+            store.dispatch(CounterAction.increment)
+            token.cancel()
+            watch.removed()
+            store.dispatch(CounterAction.increment)
+            queue.sync {}
+        }
+        guard finished else { return }
+        let report = watch.report
+        #expect(!report.runningAtRemoval && report.lateCalls == 0, "\(report)")
+        #expect((1...2).contains(report.calls))
+        subscription.cancel()
+    }
+
+    /// Two callbacks, on two threads, each removing the other: a removal finds the other remover
+    /// waiting for it (parked) and returns at once, while the callback it removed is still running;
+    /// no deadlock, and neither is called again.
+    @Test func twoCallbacksOnTwoThreadsRemovingEachOtherBothReturn() {
+        let left = makeStore()
+        let right = makeStore()
+        let leftConsumer = StateConsumer<AppState>()
+        let rightConsumer = StateConsumer<AppState>()
+        let inLeft = DispatchSemaphore(value: 0)
+        let inRight = DispatchSemaphore(value: 0)
+        let calls = Recorder<String>()
+        let tokens = Lock<(left: ConsumerToken?, right: ConsumerToken?)>((nil, nil))
+        let log = Recorder<String>()
+        leftConsumer.add(\.name) { _ in }
+        rightConsumer.add(\.name) { _ in }
+        let leftToken = leftConsumer.add(\.counter) { _ in
+            calls.append("left")
+            inLeft.signal()
+            inRight.wait()
+            tokens.withLock { $0.right }?.cancel()
+            log.append("left removed right")
+            log.append("left returns")
+        }
+        let rightToken = rightConsumer.add(\.counter) { _ in
+            calls.append("right")
+            inRight.signal()
+            inLeft.wait()
+            tokens.withLock { $0.left }?.cancel()
+            log.append("right removed left")
+            log.append("right returns")
+        }
+        tokens.withLock { $0 = (leftToken, rightToken) }
+        let subscriptions = [left.subscribe(leftConsumer), right.subscribe(rightConsumer)]
+        let finished = finishesWithoutDeadlock {
+            let threads = [left, right].map { store in spawn { store.dispatch(CounterAction.increment) } }
+            for thread in threads { thread.wait() }
+        }
+        guard finished else { return }
+        // Which removal returns first, and whether the other then waits for its callback, is up to
+        // timing; that both return is the point.
+        #expect(Set(log.values) == ["left removed right", "left returns", "right removed left", "right returns"])
+        left.dispatch(CounterAction.increment)
+        right.dispatch(CounterAction.increment)
+        #expect(calls.values.sorted() == ["left", "right"])
+        #expect(leftConsumer.count == 1 && rightConsumer.count == 1)
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
+    @Test func aMemberRemovedInsideTheFirstStateDeliveryIsNotCalled() {
+        let store = makeStore(AppState(counter: 3))
+        let consumer = StateConsumer<AppState>()
+        let calls = Recorder<String>()
+        let victim = Lock<ConsumerToken?>(nil)
+        consumer.add(\.counter, options: .instantly) { old, new in
+            calls.append("remover \(old)→\(new)")
+            victim.withLock { $0 }?.cancel()
+        }
+        victim.withLock { $0 = consumer.add(\.counter, options: .instantly) { _ in calls.append("victim") } }
+        let subscription = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+        #expect(calls.values == ["remover 3→3", "remover 3→4"])
+        #expect(consumer.count == 1)
+        subscription.cancel()
+    }
+
+    /// A reducer subscribes a consumer whose members wait for their first state (the subscription
+    /// waits until the reducer returned), then removes one of them (a removal takes effect at once):
+    /// the removed member is never called, not even by the first delivery.
+    @Test func aWaitingMemberRemovedBeforeItsFirstDeliveryIsNotCalled() {
+        let waiting = StateConsumer<AppState>()
+        let calls = Recorder<String>()
+        waiting.add(\.counter, options: .instantly) { old, new in calls.append("kept \(old)→\(new)") }
+        let victim = waiting.add(\.counter, options: .instantly) { _ in calls.append("victim") }
+        let subscriptions = Lock<[Subscription]>([])
+        let slot = Lock<Store<AppState>?>(nil)
+        let store = Store(
+            initialState: AppState(),
+            reducer: Reducer { (state: inout AppState, action: any Action) in
+                appReducer(&state, action)
+                guard case .rename("open")? = action as? CounterAction, let store = slot.withLock({ $0 }) else {
+                    return
+                }
+                subscriptions.withLock { $0.append(store.subscribe(waiting)) }
+                victim.cancel()
+                calls.append("cancel returned")
+            })
+        slot.withLock { $0 = store }
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.rename("open"))
+        store.dispatch(CounterAction.increment)
+        #expect(calls.values == ["cancel returned", "kept 1→1", "kept 1→2"])
+        #expect(waiting.count == 1)
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+        #expect(store.subscriberCount == 0)
+        slot.withLock { $0 = nil }
+    }
+
+    /// Releasing a page is one of the removals of guarantee 1: once the owner's last reference is
+    /// dropped, the page's consumers are never called again, even when the global store is
+    /// forwarding an action to the page on another thread at that moment.
+    @Test func aReleasedPageIsNotCalledForAnActionForwardedWhileItWasReleased() {
+        let global = makeStore()
+        let calls = Recorder<String>()
+        let inPredicate = DispatchSemaphore(value: 0)
+        let hasReleaseReturned = Lock(false)
+        let holder = Lock<PageStore<AppState, AppState>?>(
+            PageStore(global: global, initialState: { $0 }, reducer: appReducer))
+        weak let weakPage = holder.withLock { $0 }
+        let subscribed = global.subscriberCount
+        holder.withLock { $0 }?.forwardActions { action in
+            // The forwarding listener runs on the dispatching thread. It goes on once the page's
+            // release has begun (its global subscription is gone) or has returned: a release must
+            // wait for a call in progress, so waiting for it to return could deadlock.
+            if case CounterAction.rename("forwarded")? = action as? CounterAction {
+                inPredicate.signal()
+                spin { global.subscriberCount < subscribed || hasReleaseReturned.withLock { $0 } }
+            }
+            return true
+        }
+        holder.withLock { $0 }?.consumer.add(\.name) { new in
+            calls.append("\(new ?? "nil")\(hasReleaseReturned.withLock { $0 } ? " after the release returned" : "")")
+        }
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { global.dispatch(CounterAction.rename("forwarded")) }
+            inPredicate.wait()
+            // The owner drops its only reference to the page.
+            let page = holder.withLock { holder in
+                defer { holder = nil }
+                return holder
+            }
+            _ = consume page
+            hasReleaseReturned.withLock { $0 = true }
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        #expect(!calls.values.contains { $0.hasSuffix("after the release returned") }, "\(calls.values)")
+        #expect(weakPage == nil)
+        #expect(global.subscriberCount == 0)
+    }
+
+    enum QueuedRemoval: String, CaseIterable, Sendable {
+        case token, removeAll, subscription, bag, pageClose
+    }
+
+    /// Calls waiting on a queue when their member is removed are dropped: the callback never runs.
+    @Test(arguments: QueuedRemoval.allCases)
+    func pendingQueuedCallsAreDroppedByTheirRemoval(_ removal: QueuedRemoval) {
+        let store = makeStore()
+        let queue = DispatchQueue(label: "removal-tests.pending")
+        let calls = CallCounter()
+        let page = PageStore(global: store, initialState: { $0 }, reducer: appReducer, deliveringOn: queue)
+        let consumer = removal == .pageClose ? page.globalConsumer : StateConsumer<AppState>(deliveringOn: queue)
+        let bag = ConsumerBag()
+        let token = consumer.add(\.counter) { _ in calls.increment() }
+        token.store(in: bag)
+        let subscription = removal == .pageClose ? nil : store.subscribe(consumer)
+        queue.suspend()
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+        switch removal {
+        case .token: token.cancel()
+        case .bag: bag.removeAll()
+        case .removeAll: consumer.removeAll()
+        case .subscription: subscription?.cancel()
+        case .pageClose: page.close()
+        }
+        queue.resume()
+        queue.sync {}
+        #expect(calls.value == 0)
+        subscription?.cancel()
+        page.close()
+        #expect(store.subscriberCount == 0)
+    }
+}
+
+/// Whether a callback was running when its removal returned, and whether it started afterwards.
+private final class CallWatch: Sendable {
+    struct Report: Equatable {
+        var calls = 0
+        var runningAtRemoval = false
+        var lateCalls = 0
+    }
+
+    private let state = Lock((report: Report(), isRunning: false, isRemoved: false))
+
+    func begin() {
+        state.withLock { state in
+            state.report.calls += 1
+            state.isRunning = true
+            if state.isRemoved { state.report.lateCalls += 1 }
+        }
+    }
+
+    func end() {
+        state.withLock { $0.isRunning = false }
+    }
+
+    /// Call once the removal returned.
+    func removed() {
+        state.withLock { state in
+            state.isRemoved = true
+            state.report.runningAtRemoval = state.isRunning
+        }
+    }
+
+    var report: Report {
+        state.withLock { $0.report }
+    }
+}
