@@ -1,8 +1,8 @@
 import ReduxConsumer
 
 extension TestStore {
-    /// A recording consumer of one selected value, made by `TestStore.probe(_:named:isEqual:options:)`: every
-    /// time it fires, the test must say so with
+    /// A recording consumer of one selected value (a key path or a ``Derived`` value), made by
+    /// `TestStore.probe(_:named:isEqual:options:)`: every time it fires, the test must say so with
     /// ``TestStore/assertFired(_:old:new:fileID:filePath:line:column:)``.
     public struct Probe<Value: Equatable & Sendable>: Sendable, Hashable {
         let id: Int

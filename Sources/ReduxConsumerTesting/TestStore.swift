@@ -30,7 +30,7 @@ import ReduxConsumerDiff
 /// - ``receiveGlobal(_:timeout:fileID:filePath:line:column:)`` checks the next action that reached
 ///   the global store of a page under test.
 /// - ``assertFired(_:old:new:fileID:filePath:line:column:)`` checks a consumer callback that the
-///   last step caused (see `probe(_:named:options:isEqual:)`).
+///   last step caused (see `probe(_:named:isEqual:options:)`).
 /// - ``finish(fileID:filePath:line:column:)`` ends the test: nothing may be left unasserted.
 ///
 /// In an async test the same calls are awaited, and wait without blocking a thread:
