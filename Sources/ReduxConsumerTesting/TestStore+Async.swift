@@ -47,7 +47,7 @@ extension TestStore {
     /// receive:
     ///
     /// ```text
-    /// 1 effect was still running at finish() after waiting 1 second, started by:
+    /// 1 effect was still running at finish() after waiting 10 seconds, started by:
     ///   query("swift")
     /// ```
     ///
@@ -62,14 +62,15 @@ extension TestStore {
     /// ```
     ///
     /// - Parameters:
-    ///   - timeout: The longest to wait, in seconds, for the effects to end.
+    ///   - timeout: The longest to wait, in seconds, for the effects to end; 10 by default, as
+    ///     for the async ``receive(_:timeout:fileID:filePath:line:column:isolation:_:)``.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
     ///   - column: See `fileID`.
     ///   - isolation: The caller's isolation; leave the default.
     public func finish(
-        timeout: Double = 1,
+        timeout: Double = 10,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,

@@ -21,6 +21,10 @@ extension TestStore {
     /// reduced and its consumers have run, and fails, naming the action expected, if it has not
     /// come within `timeout` seconds (or the test's task is cancelled).
     ///
+    /// The default timeout, 10 seconds, is longer than the synchronous form's: an effect shares
+    /// the cooperative pool with every test running in parallel, which may keep it waiting for a
+    /// thread, and a passing test never waits the timeout out.
+    ///
     /// - Parameters:
     ///   - action: The action expected, compared with `==`.
     ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
@@ -32,7 +36,7 @@ extension TestStore {
     ///   - updateExpectedState: Changes the expected state the way the action should.
     public func receive<ReceivedAction: Action & Equatable>(
         _ action: ReceivedAction,
-        timeout: Double = 1,
+        timeout: Double = 10,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -73,7 +77,7 @@ extension TestStore {
     public func receive<ReceivedAction: Action>(
         _ type: ReceivedAction.Type,
         where isMatch: (ReceivedAction) -> Bool,
-        timeout: Double = 1,
+        timeout: Double = 10,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -109,7 +113,7 @@ extension TestStore {
     ///   - isolation: The caller's isolation; leave the default.
     public func receiveGlobal<GlobalAction: Action & Equatable>(
         _ action: GlobalAction,
-        timeout: Double = 1,
+        timeout: Double = 10,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -141,7 +145,7 @@ extension TestStore {
     public func receiveGlobal<GlobalAction: Action>(
         _ type: GlobalAction.Type,
         where isMatch: (GlobalAction) -> Bool,
-        timeout: Double = 1,
+        timeout: Double = 10,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,

@@ -80,11 +80,11 @@ struct PageTestStoreTests {
             $0.query = "swift"
             $0.isSearching = true
         }
-        await store.receive(SearchAction.results(["SWIFT"]), timeout: 30) {
+        await store.receive(SearchAction.results(["SWIFT"]), timeout: patience) {
             $0.isSearching = false
             $0.results = ["SWIFT"]
         }
-        await store.receiveGlobal(AppAction.setBadge(1), timeout: 30)
+        await store.receiveGlobal(AppAction.setBadge(1), timeout: patience)
         #expect(appStore.state.badge == 1)
         await store.finish()
     }
@@ -95,7 +95,7 @@ struct PageTestStoreTests {
             $0.query = "swift"
             $0.isSearching = true
         }
-        await store.receive(SearchAction.results(["SWIFT"]), timeout: 30) {
+        await store.receive(SearchAction.results(["SWIFT"]), timeout: patience) {
             $0.isSearching = false
             $0.results = ["SWIFT"]
         }
@@ -123,7 +123,7 @@ struct PageTestStoreTests {
         store.close()
         #expect(store.page(global: AppState.self).isClosed)
         // A closed page's effects are not reported; finish waits for them to wind down.
-        await store.finish(timeout: 30)
+        await store.finish(timeout: patience)
         #expect(cancelled.isSet)
     }
 

@@ -31,7 +31,7 @@ struct TestStoreEffectTests {
             $0.isSearching = true
         }
         gate.open()
-        await store.receive(SearchAction.results(["SWIFT"]), timeout: 30) {
+        await store.receive(SearchAction.results(["SWIFT"]), timeout: patience) {
             $0.isSearching = false
             $0.results = ["SWIFT"]
         }
@@ -47,7 +47,9 @@ struct TestStoreEffectTests {
             $0.query = "swift"
             $0.isSearching = true
         }
-        await store.receive(SearchAction.self, where: { if case .failed = $0 { true } else { false } }, timeout: 30) {
+        await store.receive(
+            SearchAction.self, where: { if case .failed = $0 { true } else { false } }, timeout: patience
+        ) {
             $0.isSearching = false
             $0.error = "offline"
         }
@@ -68,7 +70,7 @@ struct TestStoreEffectTests {
             await store.receive(SearchAction.results(["SWIFT"]), timeout: 0.05)
         }
         gate.open()
-        await store.receive(SearchAction.results(["SWIFT"]), timeout: 30) {
+        await store.receive(SearchAction.results(["SWIFT"]), timeout: patience) {
             $0.isSearching = false
             $0.results = ["SWIFT"]
         }
@@ -82,7 +84,7 @@ struct TestStoreEffectTests {
             $0.isSearching = true
         }
         await expectFailure("Expected to receive results([\"SWIFT\"]), but received results([\"swift\"]) first.") {
-            await store.receive(SearchAction.results(["SWIFT"]), timeout: 30)
+            await store.receive(SearchAction.results(["SWIFT"]), timeout: patience)
         }
         await store.finish()
     }
@@ -91,9 +93,9 @@ struct TestStoreEffectTests {
         let store = Self.makeStore(backend: { query in [query] })
         store.exhaustivity = .off
         await store.send(SearchAction.search("a"))
-        await store.receive(SearchAction.results(["a"]), timeout: 30)
+        await store.receive(SearchAction.results(["a"]), timeout: patience)
         await store.send(SearchAction.search("b"))
-        await store.receive(SearchAction.results(["b"]), timeout: 30) { $0.results = ["b"] }
+        await store.receive(SearchAction.results(["b"]), timeout: patience) { $0.results = ["b"] }
         await store.finish()
     }
 
@@ -136,7 +138,7 @@ struct TestStoreEffectTests {
         let store = TestStore(initialState: SearchState(), reducer: searchReducer, effects: [effect])
         await store.send(SearchAction.failed("x")) { $0.error = "x" }
         Task { gate.open() }
-        await store.finish(timeout: 30)
+        await store.finish(timeout: patience)
         #expect(ended.isSet)
     }
 
@@ -149,7 +151,7 @@ struct TestStoreEffectTests {
         }
         Task { gate.open() }
         await expectFailure("The test did not assert 1 received action before finish():\n  results([\"SWIFT\"])") {
-            await store.finish(timeout: 30)
+            await store.finish(timeout: patience)
         }
     }
 
@@ -164,7 +166,7 @@ struct TestStoreEffectTests {
         let asyncStore = Self.makeStore(backend: Self.backend(answeringAfter: Gate()))
         asyncStore.exhaustivity = .off
         await asyncStore.send(SearchAction.search("swift"))
-        await asyncStore.finish(timeout: 30)
+        await asyncStore.finish(timeout: patience)
     }
 
     @Test func aStoreReleasedWithAnEffectRunningReportsItWhereItWasCreated() async {
@@ -197,18 +199,20 @@ struct TestStoreEffectTests {
         }
         await store.send(SearchAction.search("sw")) { $0.query = "sw" }
         gates["sw"]?.open()
-        await store.receive(SearchAction.results(["sw"]), timeout: 30) {
+        await store.receive(SearchAction.results(["sw"]), timeout: patience) {
             $0.isSearching = false
             $0.results = ["sw"]
         }
-        await store.finish(timeout: 30)
+        await store.finish(timeout: patience)
     }
 
     // MARK: Threads
 
     /// 4× the cooperative pool's width of test stores wait in `await receive` for an action that
     /// an effect sends only after an unrelated task, which needs a pool thread, has run. A receive
-    /// that blocked its thread would take the pool and deadlock: the watchdog fails the test then.
+    /// that blocked its thread would take the pool and deadlock: the watchdog fails the test then
+    /// (the receives' timeouts are far longer than the watchdog's, so a blocking one never lets go
+    /// in time).
     @Test func awaitingReceiveNeverBlocksTheCooperativePool() {
         let count = 4 * max(2, ProcessInfo.processInfo.activeProcessorCount)
         let done = DispatchSemaphore(value: 0)
@@ -217,7 +221,7 @@ struct TestStoreEffectTests {
             await Self.storesWaitingForOneTask(count: count)
             done.signal()
         }
-        #expect(finishesWithoutDeadlock(within: 20) { done.wait() })
+        #expect(finishesWithoutDeadlock(within: Int(patience)) { done.wait() })
     }
 
     private static func storesWaitingForOneTask(count: Int) async {
@@ -240,11 +244,11 @@ struct TestStoreEffectTests {
                         $0.isSearching = true
                     }
                     arrival.yield()
-                    await store.receive(SearchAction.results(["Q\(index)"]), timeout: 30) {
+                    await store.receive(SearchAction.results(["Q\(index)"]), timeout: 10 * patience) {
                         $0.isSearching = false
                         $0.results = ["Q\(index)"]
                     }
-                    await store.finish(timeout: 30)
+                    await store.finish(timeout: 10 * patience)
                 }
             }
         }

@@ -151,9 +151,10 @@ extension TestStore {
         probeNames[id] ?? "probe \(id)"
     }
 
-    /// `1 second`, `0.05 seconds`.
+    /// `1 second`, `10 seconds`, `0.05 seconds`.
     func seconds(_ value: Double) -> String {
-        value == 1 ? "1 second" : "\(value) seconds"
+        let number = value == value.rounded() && abs(value) < 1e9 ? "\(Int(value))" : "\(value)"
+        return value == 1 ? "1 second" : "\(number) seconds"
     }
 
     private func reportUnasserted(_ actions: [any Action], kind: String, before step: String, at site: CallSite) {

@@ -1,5 +1,10 @@
 import ReduxConsumer
 
+/// How long the async tests wait for what an effect sends, in seconds: far longer than any wait
+/// for a pool thread while other tests run in parallel (under ThreadSanitizer too), and never
+/// waited out by a passing test.
+let patience: Double = 120
+
 /// A one-shot signal an effect waits on and the test opens: effects in these tests run exactly as
 /// far as the test lets them, without sleeps.
 ///
