@@ -1,17 +1,19 @@
 import ReduxConsumer
 
 extension TestStore {
-    /// Checks the next action dispatched to the store (by middleware, a consumer or another
-    /// thread) and the state right after it was reduced.
+    /// Checks the next action dispatched to the store (by middleware, an effect, a consumer or
+    /// another thread) and the state right after it was reduced.
     ///
     /// Received actions are checked in the order they were reduced. If none is there yet, this
     /// waits until one is reduced or `timeout` seconds have passed, whichever comes first; an
     /// action already reduced returns at once. With ``Exhaustivity/off``, actions that are not
     /// `action` are skipped until it comes.
     ///
-    /// The wait blocks the calling thread. Middleware that dispatches from a Dispatch queue or a
-    /// thread of its own is fine; middleware that dispatches from a Swift concurrency `Task` needs
-    /// a free thread in the cooperative pool while the test waits.
+    /// The wait blocks the calling thread: this is the form for synchronous tests, where
+    /// middleware dispatches at once or from a Dispatch queue or a thread of its own. In an async
+    /// test, `await` ``receive(_:timeout:fileID:filePath:line:column:isolation:_:)`` instead (it is
+    /// chosen there): it suspends while it waits, so effects and tasks that dispatch the action
+    /// get the cooperative pool's threads.
     ///
     /// ```swift
     /// store.send(MainAction.refresh) { $0.isRefreshing = true }
@@ -170,15 +172,7 @@ extension TestStore {
         at site: CallSite
     ) {
         let index = waitForAction(matching: isMatch, timeout: timeout) { globalActions }
-        guard let index else {
-            reportTimeout(expecting: expectation, in: globalActions, timeout: timeout, at: site)
-            return
-        }
-        let received = globalActions[index]
-        globalActions.removeFirst(index + 1)
-        if !isMatch(received) {
-            reportWrongAction(expecting: expectation, received: "global action \(rendered(action: received))", at: site)
-        }
+        checkGlobal(at: index, expecting: expectation, matching: isMatch, timeout: timeout, at: site)
     }
 
     private func receive(
@@ -190,29 +184,12 @@ extension TestStore {
     ) {
         settleFirings(before: "receive(\(expectation))", at: site)
         let index = waitForAction(matching: isMatch, timeout: timeout) { receivedEvents.map(\.action) }
-        guard let index else {
-            reportTimeout(expecting: expectation, in: receivedEvents.map(\.action), timeout: timeout, at: site)
-            return
-        }
-        let event = receivedEvents[index]
-        if index > 0, let skipped = receivedEvents[index - 1].state {
-            expected = skipped
-        }
-        receivedEvents.removeFirst(index + 1)
-        let step = "receive(\(rendered(action: event.action)))"
-        guard let actual = event.state else { return }
-        if isMatch(event.action) {
-            check(updateExpectedState, actual: actual, after: step, at: site)
-        } else {
-            reportWrongAction(expecting: expectation, received: rendered(action: event.action), at: site)
-        }
-        expected = actual
-        dueFirings = event.firings
-        lastStep = step
+        checkReceived(
+            at: index, expecting: expectation, matching: isMatch, timeout: timeout, at: site, updateExpectedState)
     }
 
-    /// Waits for the action to check next among `actions()`: the first one when exhaustive, the
-    /// first that matches otherwise. Returns its index, or `nil` after `timeout` seconds.
+    /// Waits, blocking the calling thread, for the action to check next among `actions()` (see
+    /// ``candidate(in:matching:)``). Returns its index, or `nil` after `timeout` seconds.
     private func waitForAction(
         matching isMatch: (any Action) -> Bool,
         timeout: Double,
@@ -220,36 +197,15 @@ extension TestStore {
     ) -> Int? {
         let deadline = Deadline(secondsFromNow: timeout)
         while true {
+            completeEventsNow()
             absorb(log.take())
-            let candidates = actions()
-            if exhaustivity == .on, !candidates.isEmpty {
-                return 0
-            }
-            if exhaustivity == .off, let index = candidates.firstIndex(where: isMatch) {
+            if let index = candidate(in: actions(), matching: isMatch) {
                 return index
             }
             if deadline.hasPassed {
                 return nil
             }
-            absorb(log.take(waitingUntil: deadline))
+            log.waitForNews(until: deadline)
         }
-    }
-
-    private func reportTimeout(
-        expecting expectation: String,
-        in queue: [any Action],
-        timeout: Double,
-        at site: CallSite
-    ) {
-        let seconds = timeout == 1 ? "1 second" : "\(timeout) seconds"
-        let skipped =
-            queue.isEmpty
-            ? "nothing was received."
-            : "received only:\n" + queue.map { "  " + rendered(action: $0) }.joined(separator: "\n")
-        reportFailure("Expected to receive \(expectation) within \(seconds), but \(skipped)", at: site)
-    }
-
-    private func reportWrongAction(expecting expectation: String, received: String, at site: CallSite) {
-        reportFailure("Expected to receive \(expectation), but received \(received) first.", at: site)
     }
 }

@@ -1,9 +1,9 @@
 import ReduxConsumer
 import ReduxConsumerDiff
 
-/// A store for tests: it runs a reducer, its middleware and its consumers as a unit, and fails the
-/// test, with a diff of exactly what differed, whenever the store did something the test did not
-/// say.
+/// A store for tests: it runs a reducer, its middleware, its effects and its consumers as a unit,
+/// and fails the test, with a diff of exactly what differed, whenever the store did something the
+/// test did not say.
 ///
 /// ```swift
 /// @Test func incrementUpdatesTheCount() {
@@ -24,24 +24,40 @@ import ReduxConsumerDiff
 /// A test is a sequence of steps, each an assertion about one action:
 /// - ``send(_:fileID:filePath:line:column:_:)`` dispatches an action, as the screen would, and
 ///   checks the state right after that action was reduced.
-/// - ``receive(_:timeout:fileID:filePath:line:column:_:)`` checks the next action that middleware
-///   (or a consumer) dispatched to the store, in the order they were reduced, waiting for it if it
-///   is dispatched later from another thread.
+/// - ``receive(_:timeout:fileID:filePath:line:column:_:)`` checks the next action that middleware,
+///   an effect or a consumer dispatched to the store, in the order they were reduced, waiting for
+///   it if it is dispatched later.
 /// - ``receiveGlobal(_:timeout:fileID:filePath:line:column:)`` checks the next action that reached
 ///   the global store of a page under test.
 /// - ``assertFired(_:old:new:fileID:filePath:line:column:)`` checks a consumer callback that the
-///   last step caused (see ``probe(_:named:)``).
+///   last step caused (see `probe(_:named:isEqual:options:)`).
 /// - ``finish(fileID:filePath:line:column:)`` ends the test: nothing may be left unasserted.
+///
+/// In an async test the same calls are awaited, and wait without blocking a thread:
+///
+/// ```swift
+/// @Test func searchShowsTheResults() async {
+///     let store = TestStore(initialState: SearchState(), reducer: searchReducer, effects: [search])
+///     await store.send(SearchAction.query("swift")) { $0.isSearching = true }
+///     await store.receive(SearchAction.results(["Swift"])) {
+///         $0.isSearching = false
+///         $0.results = ["Swift"]
+///     }
+///     await store.finish()
+/// }
+/// ```
 ///
 /// ## Exhaustivity
 /// By default (``Exhaustivity/on``) the test must account for everything:
 /// - The closure given to `send` and `receive` is applied to the state after the previous step;
 ///   the result must equal the actual state, so every field the action changed must be set.
-/// - Every action dispatched by middleware must be received, and every action that reached the
-///   global store must be received with `receiveGlobal`, before the next `send` and before
-///   `finish()`.
+/// - Every action dispatched by middleware or an effect must be received, and every action that
+///   reached the global store must be received with `receiveGlobal`, before the next `send` and
+///   before `finish()`.
 /// - Every firing of a probed consumer must be asserted before the next `send`, `receive` or
 ///   `finish()`; so a consumer that fires when it should not is a failure.
+/// - No effect may still be running at `finish()` (the async `finish` waits for them first); the
+///   failure names the action that started each one.
 ///
 /// With ``Exhaustivity/off`` (integration tests) only what the test names is checked:
 /// - The closure is applied to the *actual* state after the action; the step fails only if that
@@ -51,6 +67,7 @@ import ReduxConsumerDiff
 ///   never received are not failures.
 /// - `assertFired` looks for a matching firing among those of the last step; firings never asserted
 ///   are not failures.
+/// - Effects still running at `finish()` are not failures, and the async `finish` does not wait.
 ///
 /// After every step the test store continues from the actual state, so one wrong expectation is
 /// reported once, not at every later step.
@@ -59,27 +76,29 @@ import ReduxConsumerDiff
 /// A state mismatch has one line per differing path, with both values in the notation of
 /// ``StateDiff``: `~` marks a value that differs, `+` one only the actual state has (an element
 /// too many, an optional that should be `nil`), `-` one only the expected state has; `(none)`
-/// stands for the missing side. Received actions, global actions and consumer firings left
-/// unasserted are listed one per line.
+/// stands for the missing side. Received actions, global actions, consumer firings left
+/// unasserted and effects left running are listed one per line.
 ///
 /// ## Pages
-/// ``init(global:initialState:reducer:middleware:fileID:filePath:line:column:)`` tests a page
-/// store the way ``PageStore`` runs it: the page's initial state is built from a global store made
-/// for the test (a stub global state), and the actions the page's middleware dispatches to that
-/// global store are recorded for ``receiveGlobal(_:timeout:fileID:filePath:line:column:)``.
+/// ``init(global:initialState:reducer:middleware:effects:fileID:filePath:line:column:)`` tests a
+/// real ``PageStore`` built from a global store made for the test (a stub global state): the
+/// page's forwarding, ``close()``, the global actions its middleware dispatches (checked with
+/// `receiveGlobal`) and the global actions the test sends (``sendGlobal(_:fileID:filePath:line:column:)``)
+/// all behave as in the app.
 ///
 /// ## Threads
 /// A test store belongs to the test that created it and is not `Sendable`. Its store is a real
-/// ``Store``: middleware may dispatch from any thread, and `receive` waits for those actions, up to
-/// its timeout, without polling. Actions still in flight when ``finish(fileID:filePath:line:column:)``
-/// runs are not waited for; receive them first.
+/// store: middleware and effects may dispatch from any thread or task, and `receive` waits for
+/// those actions, up to its timeout, without polling. The synchronous `receive` blocks the calling
+/// thread while it waits; the async one suspends.
 ///
 /// Failures are reported to Swift Testing when a Swift Testing test is running (so
 /// `withKnownIssue` can expect them), otherwise to XCTest, at the file and line of the assertion.
 public final class TestStore<State: Equatable & Sendable> {
     /// How much a test must assert; see the type's documentation for the exact rules.
     public enum Exhaustivity: Sendable, Hashable {
-        /// Every state change, received action and probed consumer firing must be asserted.
+        /// Every state change, received action, probed consumer firing and running effect must be
+        /// asserted.
         case on
         /// Only what the test names is checked.
         case off
@@ -90,7 +109,8 @@ public final class TestStore<State: Equatable & Sendable> {
     /// Change it at any point; it applies from the next step on.
     public var exhaustivity = Exhaustivity.on
 
-    /// Consumers of the state under test, fed by the store after every action.
+    /// Consumers of the state under test, fed by the store after every action; for a page, the
+    /// page's own ``PageStore/consumer``.
     ///
     /// Bind the screen (or view model) under test here, as it binds to ``PageStore/consumer`` in
     /// the app; its callbacks run synchronously, before `send` returns.
@@ -105,10 +125,10 @@ public final class TestStore<State: Equatable & Sendable> {
 
     /// The current state of the store: after the last action reduced, asserted or not.
     public var state: State {
-        store.state
+        subject.state()
     }
 
-    private let store: Store<State>
+    let subject: Subject<State>
     let log: EventLog<State>
     /// The state after the last step: what the next exhaustive closure starts from.
     var expected: State
@@ -116,20 +136,26 @@ public final class TestStore<State: Equatable & Sendable> {
     var receivedEvents: [EventLog<State>.Event] = []
     /// Actions that reached the global store and not yet asserted, oldest first.
     var globalActions: [any Action] = []
-    /// Probed consumer firings caused by the last step and not yet asserted.
-    var dueFirings: [EventLog<State>.Firing] = []
+    /// Probed consumer firings not yet asserted: those of the last step, and `.instantly` calls.
+    var dueFirings: [DueFiring] = []
     /// The last step, as failure messages name it: `send(increment)`.
     var lastStep = "init"
     var probeNames: [Int: String] = [:]
-    private var isFinished = false
-    private let creationSite: CallSite
-    private var subscriptions: [Subscription] = []
+    var isFinished = false
+    let creationSite: CallSite
+    private let subscriptions: [Subscription]
     /// The action listener on the global store of a page under test; cancelled by `finish()`, or
     /// on release.
-    private var globalRecording: Subscription?
+    var globalRecording: Subscription?
 
-    /// Creates a test store around a store built from `initialState`, `reducer` and `middleware`,
-    /// exactly as `Store(initialState:reducer:middleware:)` would build it.
+    /// A probed consumer firing due for assertion, with the step that caused it.
+    struct DueFiring {
+        let firing: EventLog<State>.Firing
+        let cause: String
+    }
+
+    /// Creates a test store around a store built from `initialState`, `reducer`, `middleware` and
+    /// `effects`, exactly as `Store(initialState:reducer:middleware:effects:)` would build it.
     ///
     /// ```swift
     /// let store = TestStore(initialState: AppState(), reducer: appReducer, middleware: [logging])
@@ -140,15 +166,18 @@ public final class TestStore<State: Equatable & Sendable> {
     ///   - reducer: The reducer under test.
     ///   - middleware: The middleware under test, outermost first. A test store adds one middleware
     ///     of its own outside them, invisible to them, to tell sent actions from dispatched ones.
+    ///   - effects: The effects under test (see ``Effect``); the actions they send are checked with
+    ///     `receive`.
     ///   - fileID: Where the store was created; a store released without
     ///     ``finish(fileID:filePath:line:column:)`` reports what was left unasserted there.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
     ///   - column: See `fileID`.
-    public init(
+    public convenience init(
         initialState: State,
         reducer: Reducer<State>,
         middleware: [Middleware<State>] = [],
+        effects: [Effect<State>] = [],
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -158,80 +187,43 @@ public final class TestStore<State: Equatable & Sendable> {
         let store = Store(
             initialState: initialState,
             reducer: recording(reducer, into: log),
-            middleware: [sendMarker(log)] + middleware
+            middleware: [sendMarker(log)] + middleware,
+            effects: effects
         )
         let consumer = StateConsumer<State>()
-        // The consumer first, then the log: an action is finished once every consumer has run.
-        subscriptions = [store.subscribe(consumer), store.subscribe { _, _ in log.didNotify() }]
-        self.store = store
-        self.log = log
-        self.consumer = consumer
-        expected = initialState
-        creationSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        self.init(
+            subject: Subject(store: store),
+            log: log,
+            consumer: consumer,
+            subscriptions: [store.subscribe(consumer)],
+            site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
     }
 
-    /// Creates a test store for a page, mirroring
-    /// ``PageStore/init(global:initialState:reducer:middleware:deliveringOn:diagnostics:)``: the
-    /// page's state is built from `global`'s current state, and every action that reaches `global`
-    /// from now on is recorded for ``receiveGlobal(_:timeout:fileID:filePath:line:column:)``.
-    ///
-    /// Give it a global store made for the test, holding a stub global state; the page's
-    /// middleware dispatches to it as it would to the app's store:
-    ///
-    /// ```swift
-    /// let appStore = Store(initialState: AppState(foreground: true), reducer: appReducer)
-    /// let store = TestStore(
-    ///     global: appStore,
-    ///     initialState: { app in MainState(count: app.foreground ? 10 : 0) },
-    ///     reducer: mainReducer,
-    ///     middleware: [mainMiddleware(global: appStore)]
-    /// )
-    /// ```
-    ///
-    /// The test store records `global`'s actions with an action listener
-    /// (``Store/observeActions(_:)``), so it sees the actions the global store reduced, after its
-    /// subscribers ran. The listener is removed by ``finish(fileID:filePath:line:column:)`` or when
-    /// the test store is released: nothing stays on `global` (its ``Store/subscriberCount`` is back
-    /// where it was).
-    ///
-    /// - Parameters:
-    ///   - global: The global store the page reads and dispatches to.
-    ///   - initialState: Builds the page's initial state from the global state; called once.
-    ///   - reducer: The page's reducer.
-    ///   - middleware: The page's middleware, outermost first.
-    ///   - fileID: Where the store was created; see ``init(initialState:reducer:middleware:fileID:filePath:line:column:)``.
-    ///   - filePath: See `fileID`.
-    ///   - line: See `fileID`.
-    ///   - column: See `fileID`.
-    public convenience init<GlobalState: Sendable>(
-        global: Store<GlobalState>,
-        initialState: (GlobalState) -> State,
-        reducer: Reducer<State>,
-        middleware: [Middleware<State>] = [],
-        fileID: StaticString = #fileID,
-        filePath: StaticString = #filePath,
-        line: UInt = #line,
-        column: UInt = #column
+    init(
+        subject: Subject<State>,
+        log: EventLog<State>,
+        consumer: StateConsumer<State>,
+        subscriptions: [Subscription],
+        site: CallSite
     ) {
-        self.init(
-            initialState: initialState(global.state),
-            reducer: reducer,
-            middleware: middleware,
-            fileID: fileID,
-            filePath: filePath,
-            line: line,
-            column: column
-        )
-        let log = self.log
-        globalRecording = global.observeActions { log.didReduceGlobal($0) }
+        self.subject = subject
+        self.log = log
+        self.consumer = consumer
+        self.subscriptions = subscriptions
+        expected = subject.state()
+        creationSite = site
     }
 
     deinit {
         globalRecording?.cancel()
         for subscription in subscriptions { subscription.cancel() }
         guard !isFinished else { return }
+        completeEventsNow()
         absorb(log.take())
-        settle(before: "the TestStore was released without finish()", at: creationSite)
+        let step = "the TestStore was released without finish()"
+        settle(before: step, at: creationSite)
+        reportRunningEffects("when \(step)", at: creationSite)
     }
 
     /// Sends `action` to the store, as the screen would, and checks the state right after that
@@ -240,15 +232,15 @@ public final class TestStore<State: Equatable & Sendable> {
     /// `updateExpectedState` describes the change: with ``Exhaustivity/on`` it is applied to the
     /// state after the previous step and the result must equal the actual state; with
     /// ``Exhaustivity/off`` it is applied to the actual state and must change nothing. Omit it when
-    /// the action changes nothing. Actions that middleware dispatches in response are reduced
-    /// after the sent one and are checked with `receive`.
+    /// the action changes nothing. Actions that middleware or effects dispatch in response are
+    /// reduced after the sent one and are checked with `receive`.
     ///
     /// ```swift
     /// store.send(MainAction.increment) { $0.count = 11 }
     /// ```
     ///
     /// With ``Exhaustivity/on``, received actions, global actions and probed firings left
-    /// unasserted from earlier steps are reported here first.
+    /// unasserted from earlier steps are reported here first. Sending to a closed page fails.
     ///
     /// - Parameters:
     ///   - action: The action to send.
@@ -267,32 +259,20 @@ public final class TestStore<State: Equatable & Sendable> {
     ) {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let step = "send(\(rendered(action: action)))"
-        absorb(log.take())
-        settle(before: step, at: site)
-        store.dispatch(SentAction(action: action))
-        var actual = expected
-        var firings: [EventLog<State>.Firing] = []
-        for event in log.take() {
-            guard event.origin == .sent, let state = event.state else {
-                absorb([event])
-                continue
-            }
-            actual = state
-            firings += event.firings
-        }
-        check(updateExpectedState, actual: actual, after: step, at: site)
-        expected = actual
-        dueFirings = firings
-        lastStep = step
+        guard beginSend(step, at: site) else { return }
+        subject.dispatch(SentAction(action: action))
+        completeEventsNow()
+        endSend(step, at: site, updateExpectedState)
     }
 
     /// Ends the test: with ``Exhaustivity/on``, reports every received action, global action and
-    /// probed consumer firing that was not asserted.
+    /// probed consumer firing that was not asserted, and every effect still running.
     ///
     /// Call it last. It does not wait for work still in flight on other threads: `receive` what
-    /// the test expects first. A test store released without `finish()` makes the same checks
-    /// when it deinitialises and reports them where it was created. For a page under test, it
-    /// stops recording the global store's actions and removes its listener from that store.
+    /// the test expects first, or, in an async test, `await` ``finish(timeout:fileID:filePath:line:column:isolation:)``,
+    /// which waits for the effects to end. A test store released without `finish()` makes the same
+    /// checks when it deinitialises and reports them where it was created. For a page under test,
+    /// it stops recording the global store's actions and removes its listener from that store.
     ///
     /// - Parameters:
     ///   - fileID: Where a failure is reported; leave the default.
@@ -305,10 +285,8 @@ public final class TestStore<State: Equatable & Sendable> {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        globalRecording?.cancel()
-        absorb(log.take())
-        settle(before: "finish()", at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-        isFinished = true
+        completeEventsNow()
+        endTest(at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), step: "finish()")
     }
 }
 

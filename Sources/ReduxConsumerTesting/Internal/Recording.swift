@@ -6,6 +6,11 @@ struct SentAction: Action {
     let action: any Action
 }
 
+/// A marker the test store sends through the store to learn that everything before it has been
+/// processed, consumers included (the store processes actions one at a time, in order). Its
+/// outermost middleware stops it there: no user code ever sees it, and nothing is reduced.
+struct Barrier: Action {}
+
 /// The reducer under test, followed by a record of each action it reduced and the state it left.
 func recording<State>(_ reducer: Reducer<State>, into log: EventLog<State>) -> Reducer<State> {
     Reducer { state, action in
@@ -14,7 +19,8 @@ func recording<State>(_ reducer: Reducer<State>, into log: EventLog<State>) -> R
     }
 }
 
-/// The test store's outermost middleware: unwraps sent actions and marks what they reduce as sent.
+/// The test store's outermost middleware: unwraps sent actions and marks what they reduce as sent,
+/// and stops barriers, noting that they passed.
 ///
 /// Everything the inner middleware dispatches re-enters the chain after the sent action has gone
 /// through, so only the sent action (or what middleware passes to `next` in its place, right away)
@@ -23,6 +29,10 @@ func sendMarker<State>(_ log: EventLog<State>) -> Middleware<State> {
     { _, _ in
         { next in
             { action in
+                if action is Barrier {
+                    log.didPassBarrier()
+                    return
+                }
                 guard let sent = action as? SentAction else {
                     next(action)
                     return
