@@ -40,13 +40,6 @@ struct ServiceTests {
         #expect(service.store.state == ServiceState(received: 1, completed: 0, dropped: 1, audited: 0))
     }
 
-    @Test func theRequestTimeoutDropsARequestWhoseBackendHangs() async {
-        let backend = Backend(latencyMicroseconds: 0, slowEvery: 1)
-        let service = RequestService(backend: backend, audit: SimulatedAuditLog(latencyMicroseconds: 0), timeout: 0)
-        #expect(await service.handle(Request(id: 0)) == .dropped)
-        #expect(backend.calls == Backend.Calls(started: 1, answered: 0, cancelled: 1))
-    }
-
     @Test func shutdownWaitsForTheAuditEffectsThenRefusesRequests() async {
         let log = HeldAuditLog()
         let service = RequestService(backend: Backend(latencyMicroseconds: 0, slowEvery: 0), audit: log)

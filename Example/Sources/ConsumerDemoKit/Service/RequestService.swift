@@ -18,22 +18,17 @@ enum Response: Equatable, Sendable {
 /// page store of its own, and shuts down gracefully.
 actor RequestService {
     nonisolated let store: Store<ServiceState>
-    nonisolated let metrics: ServiceMetrics
+    nonisolated let metrics = ServiceMetrics()
     private let requestEffects: [Effect<RequestState>]
-    private let timeout: Double
     private var isAccepting = true
 
     /// - Parameters:
     ///   - backend: What each request calls (an effect of its page).
     ///   - audit: Where answered requests are recorded (an effect of the global store).
-    ///   - metrics: Operator metrics of the global store.
-    ///   - timeout: The longest a request waits for the backend, in seconds.
-    init(backend: Backend, audit: any AuditLog, metrics: ServiceMetrics = ServiceMetrics(), timeout: Double = 30) {
+    init(backend: Backend, audit: any AuditLog) {
         store = Store(initialState: ServiceState(), reducer: serviceReducer, effects: [auditEffect(audit, metrics)])
         metrics.attach(to: store)  // a middleware and a subscriber
         requestEffects = [backendCall(backend)]
-        self.metrics = metrics
-        self.timeout = timeout
     }
 
     /// Serves one request with a page store of its own, which holds its state and runs its backend
@@ -48,8 +43,8 @@ actor RequestService {
             effects: requestEffects
         )
         await page.send(RequestAction.fetch)
-        // Throws if the client hangs up (the task is cancelled) or the timeout passes.
-        let answer = try? await page.wait(until: { $0.answer != nil }, timeout: timeout).answer
+        // `wait` throws if the client hangs up (the task is cancelled) or after 30 s.
+        let answer = try? await page.wait(until: { $0.answer != nil }, timeout: 30).answer
         page.close()  // cancels the backend call if it still runs
         await page.effectsIdle()
         await send(answer.map { _ in .completed(id: request.id) } ?? .dropped)
@@ -65,7 +60,7 @@ actor RequestService {
 
     /// Every send to the global store goes through here, to count the queue depth.
     private func send(_ action: ServiceAction) async {
-        metrics.willSend()
+        metrics.willSend()  // for the queue depth
         await store.send(action)
     }
 }
