@@ -7,7 +7,7 @@ import Testing
 
 struct ServiceTests {
     @Test(arguments: [
-        (requests: 1_000, concurrency: 100), (requests: 500, concurrency: 1), (requests: 999, concurrency: 7),
+        (requests: 1_000, concurrency: 100), (requests: 300, concurrency: 1), (requests: 499, concurrency: 7),
     ])
     func manyConcurrentClientsLoseNothing(requests: Int, concurrency: Int) async {
         let load = ServiceLoad(requests: requests, concurrency: concurrency, latencyMicroseconds: 0, dropEvery: 0)
