@@ -12,6 +12,10 @@ public let demoVersion = "0.1.0-dev"
 ///   - environment: Standard streams, files and environment variables.
 /// - Returns: The exit status; see ``ExitStatus``.
 public func runDemo(arguments: [String], environment: DemoEnvironment) -> ExitStatus {
+    // `service` has options of its own (see Service/ServiceOptions.swift).
+    if arguments.first == "service" {
+        return runServiceCommandBlocking(arguments: Array(arguments.dropFirst()), environment: environment)
+    }
     let options: DemoOptions
     do {
         options = try ArgumentParser.parse(arguments)

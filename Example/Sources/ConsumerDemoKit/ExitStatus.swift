@@ -9,4 +9,7 @@ public enum ExitStatus: Int32, Sendable {
     case usageError = 2
     /// The script file could not be read.
     case unreadableFile = 3
+    /// `service` found work lost: a request, an action, a backend call or an audit entry that the
+    /// run cannot account for.
+    case serviceLostWork = 6
 }

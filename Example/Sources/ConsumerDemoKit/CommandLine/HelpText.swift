@@ -20,6 +20,7 @@ enum HelpText {
           consumer-demo run FILE      replay a script; FILE - reads standard input
           consumer-demo run           replay standard input, or open a prompt on a terminal
           consumer-demo repl          type script commands at a prompt
+          consumer-demo service       serve simulated requests concurrently (service --help)
         """
 
     static var full: String {
