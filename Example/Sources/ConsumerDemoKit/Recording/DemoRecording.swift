@@ -35,6 +35,15 @@ enum DemoRecording {
         ReplayError(error.kind, line: error.line, source: path)
     }
 
+    /// The message for `error`: `FILE:LINE: error: …`, or, for a file that cannot be read at
+    /// all, the same words as `run` uses for a script.
+    static func message(for error: ReplayError) -> String {
+        if case .unreadable(let reason) = error.kind {
+            return "consumer-demo: error: cannot read \(quoted(error.source)): \(reason)"
+        }
+        return "\(error)"
+    }
+
     /// The exit status for a replay that stopped with `error`: 3 for a file that cannot be read,
     /// 5 for a divergence, 4 for anything wrong with the recording itself.
     static func exitStatus(for error: ReplayError) -> ExitStatus {

@@ -9,7 +9,7 @@ import ReduxConsumerDiff
 /// which `replay` prints too:
 ///
 /// ```text
-/// recorded 18 actions to tour.jsonl; final state hash 5b0c…
+/// recorded 18 actions to tour.jsonl; final state hash 8648da059f193dca
 /// ```
 struct RecordCommand {
     let console: Console
@@ -77,7 +77,7 @@ struct RecordCommand {
                 finalHash = step.hash.map(DemoRecording.hashText) ?? "?"
             }
         } catch {
-            console.errorLine("\(error)")
+            console.errorLine(DemoRecording.message(for: error))
             return DemoRecording.exitStatus(for: error)
         }
         let summary = "recorded \(count) action\(count == 1 ? "" : "s") to \(path); final state hash \(finalHash)"
@@ -85,6 +85,7 @@ struct RecordCommand {
         if options.isJSON {
             console.errorLine(summary)
         } else {
+            console.line()
             console.line(summary)
         }
         return nil

@@ -19,7 +19,7 @@ struct ReplayCommand {
         do {
             reader = try DemoRecording.open(path, in: environment)
         } catch {
-            console.errorLine("\(error)")
+            console.errorLine(DemoRecording.message(for: error))
             return DemoRecording.exitStatus(for: error)
         }
         if options.recording.isStepping {
@@ -76,7 +76,7 @@ struct ReplayCommand {
     private func finish(_ state: AppState, replayed count: Int, path: String, failure: ReplayError?) -> ExitStatus {
         let actions = "\(count) action\(count == 1 ? "" : "s")"
         if let failure {
-            console.errorLine("\(failure)")
+            console.errorLine(DemoRecording.message(for: failure))
             console.errorLine(
                 "note: the replay stopped at line \(failure.line) after \(actions); nothing after that line was applied"
             )
