@@ -29,11 +29,19 @@ final class DecodedPayloads {
     /// The number of payloads kept.
     static let slotCount = 256
 
-    private struct Entry {
+    /// A class, so reading a slot costs one retain rather than one per member.
+    private final class Entry {
         let codec: ActionCodecs.Codec
         let hash: UInt64
         let bytes: [UInt8]
         let action: any Action
+
+        init(codec: ActionCodecs.Codec, hash: UInt64, bytes: [UInt8], action: any Action) {
+            self.codec = codec
+            self.hash = hash
+            self.bytes = bytes
+            self.action = action
+        }
     }
 
     private var slots = [Entry?](repeating: nil, count: DecodedPayloads.slotCount)
