@@ -36,6 +36,10 @@ public func runDemo(arguments: [String], environment: DemoEnvironment) -> ExitSt
     case .repl:
         let prompt = Prompt(console: console, options: options, isInteractive: environment.isInputTerminal)
         return prompt.run(nextLine: environment.readLine)
+    case .record(let path):
+        return RecordCommand(console: console, options: options, environment: environment).run(path: path)
+    case .replay(let path):
+        return ReplayCommand(console: console, options: options, environment: environment).run(path: path)
     case .run(path: nil) where environment.isInputTerminal:
         return Prompt(console: console, options: options, isInteractive: true).run(nextLine: environment.readLine)
     case .run(path: nil), .run(path: "-"):
@@ -55,7 +59,7 @@ public func runDemo(arguments: [String], environment: DemoEnvironment) -> ExitSt
 
 /// The lines of `text`, split at `\n` (a `\r` before it is left for the parser to skip as
 /// whitespace); a final line break does not start another line.
-private func lines(of text: String) -> [String] {
+func lines(of text: String) -> [String] {
     var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
         String(Substring($0))
     }

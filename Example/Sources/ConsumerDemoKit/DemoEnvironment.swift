@@ -44,6 +44,13 @@ public struct DemoEnvironment: Sendable {
     /// Writes text to standard error, as is.
     public var writeError: @Sendable (_ text: String) -> Void
 
+    /// The directory that relative paths of recordings (`record FILE`, `replay FILE`) are resolved
+    /// against, or `nil` for the process's current directory.
+    ///
+    /// Recordings are streamed from and to their files rather than through ``readFile``; tests set
+    /// this to a directory of their own, so messages show paths as the user typed them.
+    public var currentDirectory: String?
+
     /// Creates an environment from its parts.
     ///
     /// - Parameters:

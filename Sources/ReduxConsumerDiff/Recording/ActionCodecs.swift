@@ -24,6 +24,11 @@ import ReduxConsumer
 ///
 /// An action of a type with no codec stops a recording, or is recorded as skipped; see
 /// ``SessionRecorder/UnregisteredActions``.
+///
+/// Decoding must be a pure function of the recorded payload, as replaying needs anyway: a reader
+/// decodes a payload it met recently once, and dispatches the same value again for identical
+/// bytes (a session repeats a few small actions many times). Actions that are objects are decoded
+/// for every line.
 public struct ActionCodecs: Sendable {
     private var byType: [ObjectIdentifier: Codec] = [:]
     private var byName: [String: Codec] = [:]

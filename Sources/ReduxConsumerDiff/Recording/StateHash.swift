@@ -44,6 +44,22 @@ public struct StateHash<State: Sendable>: Sendable {
         self.name = name
         self.compute = compute
     }
+
+    /// The hash of `state`, as a recording holds it for the state after an action.
+    ///
+    /// Compare the state a replay ends in with the one a recording ended in, or print it:
+    ///
+    /// ```swift
+    /// let hash = try StateHash<AppState>.structural(store.state)
+    /// ```
+    ///
+    /// - Parameter state: The state to hash.
+    /// - Returns: The hash, the same for equal states in every process.
+    /// - Throws: The error of a state ``structural`` cannot encode (a `Double` NaN, an
+    ///   `encode(to:)` that throws).
+    public func callAsFunction(_ state: State) throws -> UInt64 {
+        try compute(state, HashScratch())
+    }
 }
 
 extension StateHash where State: Encodable {

@@ -18,19 +18,21 @@ let packageRoot = URL(fileURLWithPath: #filePath)
 
 /// Runs `consumer-demo` in-process with `arguments`, feeding `input` as standard input.
 ///
-/// Relative file paths are read from the repository root, so messages show them as a user
-/// running from a clone would see them (`Example/scripts/errors.txt:4:5: …`).
+/// Relative paths of scripts are read from the repository root, so messages show them as a user
+/// running from a clone would see them (`Example/scripts/errors.txt:4:5: …`); relative paths of
+/// recordings (`record FILE`, `replay FILE`) are resolved against `currentDirectory`.
 func runInProcess(
     _ arguments: [String],
     input: [String] = [],
     isInputTerminal: Bool = false,
     isOutputTerminal: Bool = false,
-    variables: [String: String] = [:]
+    variables: [String: String] = [:],
+    currentDirectory: String? = nil
 ) -> DemoRun {
     let output = Lock("")
     let errors = Lock("")
     let lines = Lock(input[...])
-    let environment = DemoEnvironment(
+    var environment = DemoEnvironment(
         variables: variables,
         isInputTerminal: isInputTerminal,
         isOutputTerminal: isOutputTerminal,
@@ -45,6 +47,15 @@ func runInProcess(
         write: { text in output.withLock { $0 += text } },
         writeError: { text in errors.withLock { $0 += text } }
     )
+    environment.currentDirectory = currentDirectory
     let status = ConsumerDemoKit.runDemo(arguments: arguments, environment: environment)
     return DemoRun(status: status, output: output.withLock { $0 }, errors: errors.withLock { $0 })
+}
+
+/// Runs `body` with a new, empty temporary directory, removed when it returns.
+func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) rethrows -> Result {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("consumer-demo-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(url.path)
 }

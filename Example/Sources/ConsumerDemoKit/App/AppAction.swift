@@ -3,8 +3,9 @@ import ReduxConsumer
 /// Everything the demo's scripts and tour can do to ``AppState``.
 ///
 /// Its description is the one printed by the demo and in its JSON (`rename("Kim")`), so strings
-/// are quoted and `nil` is written `nil` rather than `Optional(…)`.
-enum AppAction: Action, Equatable, CustomStringConvertible {
+/// are quoted and `nil` is written `nil` rather than `Optional(…)`. Recordings hold it through its
+/// synthesized `Codable` conformance (`{"rename":{"_0":"Kim"}}`), registered as `app`.
+enum AppAction: Action, Equatable, Codable, CustomStringConvertible {
     case increment
     case decrement
     case set(Int)

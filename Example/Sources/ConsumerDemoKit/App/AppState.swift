@@ -1,6 +1,8 @@
 /// The demo's global state: the seed's counter, name and works, plus the seed's `AppState` for
 /// pages (authentication and whether the app is in the foreground).
-struct AppState: Equatable, Sendable {
+///
+/// `Codable` so that `consumer-demo record` can snapshot it and hash it (`StateHash.structural`).
+struct AppState: Equatable, Sendable, Codable {
     var counter = 0
     var name: String?
     /// A ``ChunkedList`` rather than an array, so that a long script of `add-work` lines stays
@@ -11,7 +13,7 @@ struct AppState: Equatable, Sendable {
 }
 
 /// Who is logged in.
-struct AuthState: Equatable, Sendable {
+struct AuthState: Equatable, Sendable, Codable {
     var user: String?
 
     var isLoggedIn: Bool { user != nil }

@@ -9,13 +9,15 @@
 ///   missing value, a value given to a flag, or an option that does not apply to the command are
 ///   rejected too.
 enum ArgumentParser {
-    private struct Option: Sendable {
+    struct Option: Sendable {
         var name: String
         var valueName: String?
         var apply: @Sendable (inout DemoOptions, String) throws(UsageError) -> Void
     }
 
-    private static let options: [Option] = [
+    private static let options: [Option] = generalOptions + recordingOptions
+
+    private static let generalOptions: [Option] = [
         Option(name: "--json") { options, _ in options.isJSON = true },
         Option(name: "--keep-going") { options, _ in options.keepsGoing = true },
         Option(name: "--color") { options, _ in options.color = .always },
@@ -35,7 +37,7 @@ enum ArgumentParser {
     ]
 
     /// The commands, for suggestions.
-    static let commands = ["tour", "run", "repl", "help"]
+    static let commands = ["tour", "run", "repl", "help"] + recordingCommands
 
     /// Parses the arguments after the program name.
     static func parse(_ arguments: [String]) throws(UsageError) -> DemoOptions {
@@ -126,6 +128,8 @@ enum ArgumentParser {
                 throw UsageError(message: "'run' takes one file, found another: \(quoted(extra, limit: 40))")
             }
             result.command = .run(path: operands.first)
+        case _ where recordingCommands.contains(name):
+            result.command = try recordingCommand(name, operands: operands)
         default:
             var message = "unknown command \(quoted(name, limit: 40))"
             if let suggestion = closestMatch(to: name, in: commands) {
@@ -138,6 +142,7 @@ enum ArgumentParser {
     }
 
     private static func checkApplicable(_ options: DemoOptions) throws(UsageError) {
+        try checkRecordingOptions(options)
         guard options.command == .tour else {
             return
         }

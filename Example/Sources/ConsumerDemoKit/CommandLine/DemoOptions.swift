@@ -10,6 +10,10 @@ struct DemoOptions: Equatable {
         case run(path: String?)
         /// `repl`: the prompt, even when standard input is not a terminal.
         case repl
+        /// `record FILE`: the tour, or the script of `--script`, recorded to `FILE`.
+        case record(path: String)
+        /// `replay FILE`: a recording replayed, or stepped through with `--step`.
+        case replay(path: String)
         /// `--help`, `-h` or `help`.
         case help
         /// `--version`.
@@ -29,6 +33,8 @@ struct DemoOptions: Equatable {
     var keepsGoing = false
     var color = ColorChoice.automatic
     var maxValueLength = 80
+    /// Options of `record` and `replay`; see ``RecordingOptions``.
+    var recording = RecordingOptions()
 
     /// Whether to color the output, given where it goes.
     func usesColor(in environment: DemoEnvironment) -> Bool {

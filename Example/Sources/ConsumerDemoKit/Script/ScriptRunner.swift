@@ -5,6 +5,8 @@ import ReduxConsumer
 struct ScriptRunner {
     let console: Console
     let options: DemoOptions
+    /// Middleware installed after the logger, innermost: `record` adds its recorder here.
+    var middleware: [Middleware<AppState>] = []
 
     /// Runs the lines `nextLine` returns until it returns `nil`, naming them `name` in messages.
     func run(name: String, nextLine: () -> String?) -> ExitStatus {
@@ -12,7 +14,8 @@ struct ScriptRunner {
             console: console,
             layout: .numbered,
             isJSON: options.isJSON,
-            format: options.diffFormat(usesColor: console.usesColor)
+            format: options.diffFormat(usesColor: console.usesColor),
+            middleware: middleware
         )
         var errorCount = 0
         var lineNumber = 0

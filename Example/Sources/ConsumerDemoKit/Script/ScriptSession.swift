@@ -22,7 +22,14 @@ final class ScriptSession: Sendable {
     private let layout: Layout
     private let isJSON: Bool
 
-    init(console: Console, layout: Layout, isJSON: Bool, format: DiffFormat) {
+    /// Creates a session whose store logs every action, then passes it through `middleware`.
+    init(
+        console: Console,
+        layout: Layout,
+        isJSON: Bool,
+        format: DiffFormat,
+        middleware: [Middleware<AppState>] = []
+    ) {
         self.console = console
         self.layout = layout
         self.isJSON = isJSON
@@ -30,7 +37,7 @@ final class ScriptSession: Sendable {
         let logger = ActionLogger<AppState>(format: format) { entry in
             entries.withLock { $0.append(entry) }
         }
-        store = Store(initialState: AppState(), reducer: appReducer, middleware: [logger.middleware])
+        store = Store(initialState: AppState(), reducer: appReducer, middleware: [logger.middleware] + middleware)
     }
 
     /// Runs one line: dispatches its action and prints the diff, or returns the prompt command it
@@ -78,16 +85,11 @@ final class ScriptSession: Sendable {
             console.line(JSONRecord(line: line, action: "\(entry.action)", changes: entry.diff.changes).encoded())
             return
         }
-        let changes =
-            entry.diff.isEmpty ? [console.dim("(no change)")] : changeLines(entry.diff, format: entry.format)
         switch layout {
         case .numbered:
-            console.line(rightAligned(String(line), width: 3) + "  " + console.bold("\(entry.action)"))
-            for change in changes {
-                console.line("       " + change)
-            }
+            printNumbered(line, action: "\(entry.action)", diff: entry.diff, format: entry.format, console: console)
         case .prompt:
-            for change in changes {
+            for change in changeLines(entry.diff, format: entry.format, console: console) {
                 console.line("  " + change)
             }
         }

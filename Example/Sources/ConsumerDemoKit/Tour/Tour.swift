@@ -11,12 +11,14 @@ import ReduxConsumerDiff
 struct Tour {
     let console: Console
     let format: DiffFormat
+    /// Middleware installed after the logger, innermost: `record` adds its recorder here.
+    var middleware: [Middleware<AppState>] = []
 
     func run() -> ExitStatus {
         let logger = ActionLogger<AppState>(format: format) { [console] entry in
             Self.printDiff(entry.diff, label: "diff", format: entry.format, console: console)
         }
-        let store = Store(initialState: AppState(), reducer: appReducer, middleware: [logger.middleware])
+        let store = Store(initialState: AppState(), reducer: appReducer, middleware: [logger.middleware] + middleware)
         console.line(console.bold("consumer-demo \(demoVersion): a tour of ReduxConsumer"))
         consumers(store)
         page(store)
@@ -31,7 +33,8 @@ struct Tour {
     private func consumers(_ store: Store<AppState>) {
         heading(
             "1. Consumers fire only for what they select",
-            "A StateConsumer selects counter, name and works (the seed's CounterViewController);",
+            "A StateConsumer selects counter, name and works (the seed's CounterViewController),",
+            "and a Derived summary of name and works, computed only when one of them changes;",
             "the logging middleware (ActionLogger) prints the diff of every action."
         )
         let bag = ConsumerBag()
@@ -45,6 +48,16 @@ struct Tour {
         consumer.add(\.works) { [console] old, new in
             console.line(Self.labeled("consumer", "works: \(valueText(old)) → \(valueText(new))"))
         }.store(in: bag)
+        // A value derived from two fields: computed again only when `name` or `works` changed,
+        // however many consumers watch it, and heard only when the summary itself changed.
+        let computations = Lock(0)
+        let summary = Derived(\AppState.name, \.works) { name, works in
+            computations.withLock { $0 += 1 }
+            return "\(name ?? "nobody") has \(works.count) work\(works.count == 1 ? "" : "s")"
+        }
+        consumer.add(summary) { [console] old, new in
+            console.line(Self.labeled("derived", "summary: \(valueText(old)) → \(valueText(new))"))
+        }.store(in: bag)
         store.subscribe(consumer).store(in: bag)
 
         dispatch(.increment, to: store)
@@ -53,6 +66,7 @@ struct Tour {
         dispatch(.login("alice"), to: store)
         dispatch(.set(1), to: store)
         note("No consumer selects auth, and set(1) changed nothing: the consumers stayed quiet.")
+        note("The summary was computed \(computations.withLock { $0 }) times: first, then after rename and addWork.")
         let before = store.subscriberCount
         bag.removeAll()
         note("bag.removeAll(): global subscribers \(before) → \(store.subscriberCount)")

@@ -70,7 +70,8 @@ enum ActionLineScanner {
                 bytes[position + 16] == UInt8(ascii: "\""), bytes[position + 17] == UInt8(ascii: "}")
             else { return nil }
             var hash: UInt64 = 0
-            for byte in bytes[position..<(position + 16)] {
+            for offset in position..<(position + 16) {
+                let byte = bytes[offset]
                 let digit: UInt8
                 switch byte {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")

@@ -160,6 +160,9 @@ extension RecordingParser {
     /// is laid out in any other way, and the general path then parses it (and finds its errors).
     func scanActionLine() throws(ReplayError) -> Line? {
         guard let prefix = ActionLineScanner.scanPrefix(document.bytes) else { return nil }
+        if let known = reusedAction(prefix) {
+            return known
+        }
         let payloadEnd: Int
         do {
             payloadEnd = try document.parseValue(startingAt: prefix.payloadStart)
@@ -170,7 +173,33 @@ extension RecordingParser {
         let line = lines.lineNumber
         guard prefix.index == lastIndex + 1 else { return nil }
         let codec = try codec(named: prefix.name, line: line)
-        return .action(index: prefix.index, content: .action(try decode(0, with: codec, line: line)), hash: suffix.hash)
+        let action = try decode(0, with: codec, line: line)
+        decodedPayloads.keep(action, decodedBy: codec, from: document.bytes, in: prefix.payloadStart..<payloadEnd)
+        return .action(index: prefix.index, content: .action(action), hash: suffix.hash)
+    }
+
+    /// The action line when its payload is one decoded before (see ``DecodedPayloads``), without
+    /// parsing or decoding it; `nil` otherwise, and the line is then read as usual.
+    ///
+    /// The payload is taken to end where a valid suffix starts, counted from the end of the line
+    /// (`,"hash":"…"}` or `}`). When those bytes are a payload kept before, they are one complete
+    /// JSON value, so parsing the line would have found the same payload and suffix.
+    private func reusedAction(_ prefix: ActionLineScanner.Prefix) -> Line? {
+        guard prefix.index == lastIndex + 1 else { return nil }
+        let bytes = document.bytes
+        let hashedLength = 27  // ,"hash":"0123456789abcdef"}
+        var payloadEnd = bytes.count - hashedLength
+        var suffix = payloadEnd >= prefix.payloadStart ? ActionLineScanner.scanSuffix(bytes, from: payloadEnd) : nil
+        if suffix == nil {
+            payloadEnd = bytes.count - 1
+            guard payloadEnd >= prefix.payloadStart else { return nil }
+            suffix = ActionLineScanner.scanSuffix(bytes, from: payloadEnd)
+        }
+        guard let suffix,
+            let action = decodedPayloads.action(
+                named: prefix.name, payload: prefix.payloadStart..<payloadEnd, in: bytes)
+        else { return nil }
+        return .action(index: prefix.index, content: .action(action), hash: suffix.hash)
     }
 
     /// The codec registered under the name at `range` of the line; the last one found is checked

@@ -24,6 +24,8 @@ final class RecordingParser {
     var hasEnded = false
     /// The codec of the last action read: consecutive actions are often of one type.
     var lastCodec: ActionCodecs.Codec?
+    /// The actions decoded from recent payloads, reused for identical payloads.
+    let decodedPayloads = DecodedPayloads()
 
     init(
         lines: LineReader,

@@ -1,0 +1,71 @@
+import ReduxConsumer
+import ReduxConsumerDiff
+
+/// What `record` and `replay` share: the action codecs, the hash, where files are, and how a
+/// replay error maps to an exit status.
+enum DemoRecording {
+    /// The demo's one action type, recorded through its synthesized `Codable` conformance as `app`.
+    static let codecs: ActionCodecs = {
+        var codecs = ActionCodecs()
+        codecs.register(AppAction.self, as: "app")
+        return codecs
+    }()
+
+    /// `path` resolved against the environment's ``DemoEnvironment/currentDirectory``.
+    static func resolve(_ path: String, in environment: DemoEnvironment) -> String {
+        guard let directory = environment.currentDirectory, !path.hasPrefix("/") else {
+            return path
+        }
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+    }
+
+    /// Opens the recording at `path` (as the user typed it) up to its first action.
+    ///
+    /// - Throws: ``ReplayError``, naming `path` rather than the resolved path.
+    static func open(_ path: String, in environment: DemoEnvironment) throws(ReplayError) -> RecordingReader<AppState> {
+        do {
+            return try RecordingReader<AppState>(contentsOfFile: resolve(path, in: environment), codecs: codecs)
+        } catch {
+            throw naming(error, path)
+        }
+    }
+
+    /// `error` with `path` as its source, so messages show the path as the user typed it.
+    static func naming(_ error: ReplayError, _ path: String) -> ReplayError {
+        ReplayError(error.kind, line: error.line, source: path)
+    }
+
+    /// The message for `error`: `FILE:LINE: error: …`, or, for a file that cannot be read at
+    /// all, the same words as `run` uses for a script.
+    static func message(for error: ReplayError) -> String {
+        if case .unreadable(let reason) = error.kind {
+            return "consumer-demo: error: cannot read \(quoted(error.source)): \(reason)"
+        }
+        return "\(error)"
+    }
+
+    /// The exit status for a replay that stopped with `error`: 3 for a file that cannot be read,
+    /// 5 for a divergence, 4 for anything wrong with the recording itself.
+    static func exitStatus(for error: ReplayError) -> ExitStatus {
+        switch error.kind {
+        case .unreadable: .unreadableFile
+        case .diverged: .replayDiverged
+        default: .badRecording
+        }
+    }
+
+    /// The structural hash of `state` in 16 hexadecimal digits, as recordings write it; `?` for a
+    /// state that cannot be hashed (the demo's always can).
+    static func hashText(of state: AppState) -> String {
+        guard let hash = try? StateHash<AppState>.structural(state) else {
+            return "?"
+        }
+        return hashText(hash)
+    }
+
+    /// A hash in 16 hexadecimal digits.
+    static func hashText(_ hash: UInt64) -> String {
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

@@ -1,0 +1,96 @@
+import ReduxConsumer
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
+/// The actions a reader decoded from its most recent small payloads, found again by their bytes:
+/// a session repeats a few payloads (`{"increment":{}}`, `{"select":{"_0":3}}`) thousands of times,
+/// and decoding one through `Codable` costs several times more than hashing and comparing its
+/// bytes.
+///
+/// Reusing a decoded action is sound because decoding is a pure function of the payload (see
+/// ``ActionCodecs``: a replay that is not deterministic could not be verified anyway), and only
+/// value-type actions are kept, so a replay never dispatches one object twice. Only payloads the
+/// parser found to be exactly one complete JSON value are stored, so bytes that match one are that
+/// same value.
+///
+/// A direct-mapped table: bounded memory (``slotCount`` payloads of at most ``maxPayloadLength``
+/// bytes), one hash and one comparison per lookup.
+final class DecodedPayloads {
+    /// The longest payload kept; longer ones are decoded every time.
+    static let maxPayloadLength = 256
+    /// The number of payloads kept.
+    static let slotCount = 256
+
+    /// A class, so reading a slot costs one retain rather than one per member.
+    private final class Entry {
+        let codec: ActionCodecs.Codec
+        let hash: UInt64
+        let bytes: [UInt8]
+        let action: any Action
+
+        init(codec: ActionCodecs.Codec, hash: UInt64, bytes: [UInt8], action: any Action) {
+            self.codec = codec
+            self.hash = hash
+            self.bytes = bytes
+            self.action = action
+        }
+    }
+
+    private var slots = [Entry?](repeating: nil, count: DecodedPayloads.slotCount)
+
+    init() {}
+
+    /// The action decoded before from the payload at `payload` of `bytes`, by the codec whose name
+    /// is at `name` of `bytes`, or `nil`.
+    func action(named name: Range<Int>, payload: Range<Int>, in bytes: [UInt8]) -> (any Action)? {
+        guard payload.count <= Self.maxPayloadLength else { return nil }
+        let hash = Self.hash(bytes, payload)
+        guard let entry = slots[Self.slot(for: hash)], entry.hash == hash, entry.bytes.count == payload.count,
+            entry.codec.nameBytes.count == name.count
+        else { return nil }
+        let isSame = bytes.withUnsafeBufferPointer { line in
+            entry.bytes.withUnsafeBufferPointer { stored in
+                entry.codec.nameBytes.withUnsafeBufferPointer { storedName in
+                    memcmp(storedName.baseAddress!, line.baseAddress! + name.lowerBound, name.count) == 0
+                        && (payload.isEmpty
+                            || memcmp(stored.baseAddress!, line.baseAddress! + payload.lowerBound, payload.count) == 0)
+                }
+            }
+        }
+        return isSame ? entry.action : nil
+    }
+
+    /// Keeps `action`, decoded by `codec` from the complete JSON value at `range` of `bytes`.
+    func keep(_ action: any Action, decodedBy codec: ActionCodecs.Codec, from bytes: [UInt8], in range: Range<Int>) {
+        guard range.count <= Self.maxPayloadLength, !(type(of: action) is AnyClass) else { return }
+        let hash = Self.hash(bytes, range)
+        slots[Self.slot(for: hash)] = Entry(codec: codec, hash: hash, bytes: Array(bytes[range]), action: action)
+    }
+
+    private static func slot(for hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: hash) & (slotCount - 1)
+    }
+
+    /// FNV-1a over the bytes (short payloads: one byte at a time is enough), then MurmurHash3's
+    /// finalizer, so payloads that differ in their last byte (`"s1"`, `"s2"`) get different slots.
+    private static func hash(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64 {
+        bytes.withUnsafeBufferPointer { buffer in
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for index in range {
+                hash = (hash ^ UInt64(buffer[index])) &* 0x0000_0100_0000_01B3
+            }
+            hash ^= hash >> 33
+            hash &*= 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash >> 33
+            return hash
+        }
+    }
+}
