@@ -62,6 +62,10 @@ run("D3", "diff [String], all changed") { diffFamily(sizes, scenario: "D3", list
 run("D4", "diff ChunkedList, one append") { diffFamily(sizes, scenario: "D4", list: .chunkedList, edit: .oneAppend) }
 run("D5", "diff ChunkedList, one change") { diffFamily(sizes, scenario: "D5", list: .chunkedList, edit: .oneChange) }
 run("D6", "diff ChunkedList, all changed") { diffFamily(sizes, scenario: "D6", list: .chunkedList, edit: .allChanged) }
+run("S8", "await send, one task") { asyncSend(AsyncSizes(quick: options.isQuick)) }
+runFamily("S9", "changes(of:) stream") { changeStream(AsyncSizes(quick: options.isQuick)) }
+run("S10", "concurrent await send") { concurrentSend(AsyncSizes(quick: options.isQuick)) }
+runFamily("S11", "derived selectors") { derivedSelectors(AsyncSizes(quick: options.isQuick)) }
 
 if reports.isEmpty {
     printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")
