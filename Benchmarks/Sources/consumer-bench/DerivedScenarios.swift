@@ -35,7 +35,8 @@ private func inputs(of selector: Int) -> (BenchState) -> (Int, Int, Int) {
 }
 
 /// Adds a consumer of selector `selector` written as a plain closure selector, as a user without
-/// `Derived` would: a closure literal at the call site.
+/// `Derived` would: a closure literal at the call site (a closure first stored at its own type would
+/// reach the engine through a reabstraction thunk that copies the whole state on every call).
 private func addClosureConsumer(
     to consumer: StateConsumer<BenchState>,
     selector: Int,

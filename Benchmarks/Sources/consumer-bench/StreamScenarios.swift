@@ -104,7 +104,8 @@ private struct StreamRound {
             residentGrowth = peak - before
         }
         subscription?.cancel()
-        elements = reader?.elements ?? sink.calls
+        // A reader that timed out may still be running: its counters are not read then.
+        elements = isFinished ? reader?.elements ?? sink.calls : 0
         dispatchNs = Double(dispatched - start) / Double(actions)
         deliveryNs = Double(delivered - start) / Double(max(1, elements))
         failure = Self.check(store, reader: reader, isFinished: isFinished, listener: listener, actions: actions)
