@@ -10,6 +10,8 @@
 
 int rc_is_asymmetric = 0;
 
+_Thread_local void *rc_thread_context = 0;
+
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 static void setup(void) {

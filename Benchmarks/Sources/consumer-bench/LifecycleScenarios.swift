@@ -120,34 +120,53 @@ func concurrentDispatch(_ sizes: Sizes) -> Report {
 /// figure is then the library's cost per consumer, not the callback's captures.
 private let memorySink = Sink()
 
-/// M1/M2: resident memory growth per consumer while `sizes.memoryConsumers` key-path consumers
-/// are added to a consumer fed by a store holding `state`.
-func memoryPerConsumer(_ sizes: Sizes, scenario: String, title: String, state: BenchState) -> Report {
+/// M1/M2/M3: resident memory growth per consumer while `sizes.memoryConsumers` key-path consumers
+/// are added to a consumer fed by a store holding `state`. With `keepsTokens`, the tokens `add`
+/// returns are kept, as a caller that removes consumers one by one keeps them: the figure is then
+/// the full cost of one added consumer (its member, its token and any box behind either).
+func memoryPerConsumer(
+    _ sizes: Sizes, scenario: String, title: String, state: BenchState, keepsTokens: Bool = false
+) -> Report {
     let consumers = sizes.memoryConsumers
     let store = Store(initialState: state, reducer: benchReducer)
     let consumer = StateConsumer<BenchState>()
     let subscription = store.subscribe(consumer)
+    var tokens: [ConsumerToken] = []
+    // Reserved, not yet written: the pages of the tokens' storage are faulted in, and counted,
+    // as the tokens are stored.
+    if keepsTokens { tokens.reserveCapacity(consumers) }
+    releaseFreeMemory()
     let before = residentBytes()
     let start = DispatchTime.now().uptimeNanoseconds
     for index in 0..<consumers {
-        consumer.add(BenchState.keyPaths[index % BenchState.fieldCount]) { _, new in memorySink.record(new) }
+        let token = consumer.add(BenchState.keyPaths[index % BenchState.fieldCount]) { _, new in
+            memorySink.record(new)
+        }
+        if keepsTokens { tokens.append(token) }
     }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start)
+    releaseFreeMemory()
     let after = residentBytes()
     var report = Report(
         scenario: scenario,
         title: title,
         nsPerOp: elapsed / Double(consumers),
         minNsPerOp: .nan,
-        target: "≤ 100 bytes + the selected value (8) per consumer"
+        target: keepsTokens
+            ? "≤ 100 bytes per consumer (member, token, any box)"
+            : "≤ 100 bytes + the selected value (8) per consumer"
     )
     if let before, let after {
         report.figures = [("bytes_per_consumer", Double(after - before) / Double(consumers))]
     } else {
         report.figures = [("bytes_per_consumer", .nan)]
     }
+    if keepsTokens {
+        report.figures.append(("token_inline_bytes", Double(MemoryLayout<ConsumerToken>.stride)))
+    }
     if consumer.count != consumers { report.failure = "expected \(consumers) consumers, counted \(consumer.count)" }
     consumer.removeAll()
     subscription.cancel()
+    withExtendedLifetime(tokens) {}
     return report
 }

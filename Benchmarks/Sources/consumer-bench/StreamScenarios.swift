@@ -83,6 +83,9 @@ private struct StreamRound {
         case .stream(let buffering):
             reader = StreamReader(store, buffering: buffering, until: actions)
         }
+        if interval != nil {
+            releaseFreeMemory()
+        }
         let before = interval == nil ? nil : residentBytes()
         var peak = before ?? 0
         let start = DispatchTime.now().uptimeNanoseconds
@@ -137,8 +140,8 @@ private struct StreamRound {
 func changeStream(_ sizes: AsyncSizes) -> [Report] {
     let actions = sizes.streamActions
     let interval = max(1, actions / 128)
-    // Memory first, coalescing before unbounded, so the unbounded buffer's pages cannot hide a
-    // coalescing growth (freed memory is reused without raising the resident size).
+    // Memory first, coalescing before unbounded: the allocator's free pages are handed back before
+    // each round, but the unbounded buffer's could still hide a coalescing growth.
     var memory: [(key: String, value: Double)] = []
     var failure: String?
     for (mode, buffering) in [("coalescing", StreamBuffering.coalescing), ("unbounded", .unbounded)] {

@@ -54,6 +54,11 @@ run("M2", "memory per consumer, large state") {
     state.samples = Array(0..<sizes.s5Samples)
     return memoryPerConsumer(sizes, scenario: "M2", title: "memory, large state", state: state)
 }
+run("M3", "memory per key-path consumer, token kept") {
+    memoryPerConsumer(
+        sizes, scenario: "M3", title: "memory per key-path consumer, token kept", state: BenchState(),
+        keepsTokens: true)
+}
 run("R1", "replay, Codable actions") { replayCodable(sizes) }
 run("R2", "replay, hand-written codec") { replayHandWritten(sizes) }
 run("D1", "diff [String], one append") { diffFamily(sizes, scenario: "D1", list: .array, edit: .oneAppend) }
@@ -62,10 +67,16 @@ run("D3", "diff [String], all changed") { diffFamily(sizes, scenario: "D3", list
 run("D4", "diff ChunkedList, one append") { diffFamily(sizes, scenario: "D4", list: .chunkedList, edit: .oneAppend) }
 run("D5", "diff ChunkedList, one change") { diffFamily(sizes, scenario: "D5", list: .chunkedList, edit: .oneChange) }
 run("D6", "diff ChunkedList, all changed") { diffFamily(sizes, scenario: "D6", list: .chunkedList, edit: .allChanged) }
+let scalingSizes = options.isQuick ? ScalingSizes.quick : ScalingSizes.full
+run("N1", "scaling, selectors on distinct slots", rows: { scalingFamily(scalingSizes) })
+run("N2", "scaling, consumers on one key path", rows: { oneKeyPathFamily(scalingSizes) })
+run("N3", "scaling, many groups fire at once", rows: { manyGroupsFire(scalingSizes) })
+run("P1", "pages watching one global key path", rows: { pagesWatchingOneKeyPath(scalingSizes) })
+run("P2", "idle pages: P2 global dispatch, P3 memory", rows: { idlePages(scalingSizes) })
 run("S8", "await send, one task") { asyncSend(AsyncSizes(quick: options.isQuick)) }
-runFamily("S9", "changes(of:) stream") { changeStream(AsyncSizes(quick: options.isQuick)) }
+run("S9", "changes(of:) stream", rows: { changeStream(AsyncSizes(quick: options.isQuick)) })
 run("S10", "concurrent await send") { concurrentSend(AsyncSizes(quick: options.isQuick)) }
-runFamily("S11", "derived selectors") { derivedSelectors(AsyncSizes(quick: options.isQuick)) }
+run("S11", "derived selectors", rows: { derivedSelectors(AsyncSizes(quick: options.isQuick)) })
 
 if reports.isEmpty {
     printError("consumer-bench: no scenario matches --filter \(options.filter ?? "")")

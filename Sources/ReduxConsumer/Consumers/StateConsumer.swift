@@ -175,12 +175,13 @@ public final class StateConsumer<State: Sendable>: Sendable {
             return
         }
         // Members added by the callbacks below wait for the next state.
-        let waitingBefore: Set<UInt64> = registration.waiting.isEmpty ? [] : Set(registration.waiting.map(\.id))
-        for run in engine.evaluate(state) {
-            engine.deliver(run, state: state)
+        registration.waiting.beginIteration()
+        defer { registration.waiting.endIteration() }
+        for run in 0..<engine.evaluate(state) {
+            engine.deliverRun(run, state: state)
         }
         engine.endPass()
-        engine.admitWaiting(in: registration, state: state, among: waitingBefore)
+        engine.admitWaiting(in: registration, state: state)
     }
 
     /// Runs `body` with the registration on the drain of the consumer's current host; follows the

@@ -14,6 +14,15 @@ final class MemberGroup {
     var order: UInt64 = 0
     /// The node evaluating the group's selection, while the group is in an engine.
     var node: SelectionNode?
+    /// The engine's pass during which the group came back (its consumer subscribed again): that
+    /// pass skips it, and orders it by `passOrder`, the order it had when the pass began.
+    var caughtUpInPass: UInt64 = 0
+    var passOrder: UInt64 = 0
+
+    /// The group's call order as the pass `pass` knows it.
+    func orderInPass(_ pass: UInt64) -> UInt64 {
+        caughtUpInPass == pass ? passOrder : order
+    }
     /// The typed half, for everything but evaluation and delivery.
     @usableFromInline let members: any GroupMembers
     /// Compares a state with a cell and records a change (see ``SelectionNode/evaluate``).

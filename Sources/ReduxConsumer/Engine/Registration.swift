@@ -15,7 +15,9 @@ final class Registration {
     /// The group of every admitted member: removal finds a member in O(1) plus a binary search.
     var groupOfMember: [UInt64: MemberGroup] = [:]
     /// Members added while no state was known, in identifier order; admitted with the next state.
-    var waiting: [Enrollment] = []
+    /// A slot list: a member added while others are being admitted (from their callbacks) waits
+    /// for the state after, and removing a waiting member is a binary search.
+    var waiting = SlotList<Enrollment>()
     /// Where callbacks that are not called in place are posted.
     let routes: DeliveryRoutes
 
@@ -53,20 +55,14 @@ final class Registration {
     /// Queues a member for the next state, keeping identifier order (a member queued from another
     /// thread may arrive after a later one).
     func wait(_ enrollment: Enrollment) {
-        if let last = waiting.last, last.id > enrollment.id {
-            let index = waiting.firstIndex { $0.id > enrollment.id } ?? waiting.endIndex
-            waiting.insert(enrollment, at: index)
-        } else {
-            waiting.append(enrollment)
-        }
+        waiting.insert(enrollment, identifier: enrollment.id)
     }
 
     /// Removes one member; returns what it held (to release once the caller's work is done), or
     /// `nil` when it was not registered.
     func remove(_ member: UInt64) -> (any Sendable)? {
         guard let group = groupOfMember.removeValue(forKey: member) else {
-            guard let index = waiting.firstIndex(where: { $0.id == member }) else { return nil }
-            return waiting.remove(at: index)
+            return waiting.remove(member)
         }
         let removed = group.members.remove(member)
         if group.members.liveCount == 0 {
@@ -80,8 +76,7 @@ final class Registration {
     /// Removes every member; returns how many there were and what they held.
     func removeAll() -> (count: Int, removed: [any Sendable]) {
         let count = memberCount
-        var removed: [any Sendable] = waiting
-        waiting.removeAll()
+        var removed: [any Sendable] = waiting.removeAll()
         for group in groups {
             group.members.silence()
             removed += group.members.removeAll()

@@ -26,10 +26,21 @@ final class SelectionEngine {
     /// The pass in progress: nodes that fired, then their groups in call order.
     @exclusivity(unchecked) private var firedNodes: [SelectionNode] = []
     @exclusivity(unchecked) private var firedGroups: [MemberGroup] = []
+    /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
+    @exclusivity(unchecked) private var eachGroupIsARun = false
+    /// Where the groups of several fired nodes are merged (kept to spare an allocation per pass).
+    @exclusivity(unchecked) private var mergedGroups: [MemberGroup] = []
     /// Runs of `firedGroups` that belong to one consumer.
     @exclusivity(unchecked) private var runs: [Run] = []
+    /// Scratch space for ordering `firedGroups` (kept to spare an allocation per pass).
+    @exclusivity(unchecked) private var sortKeys: [(order: UInt64, first: UInt64, group: Unmanaged<MemberGroup>)] = []
     /// Whether a pass is between ``evaluate(_:)`` (with something fired) and ``endPass()``.
     private var isPassing = false
+    /// Counts passes: a node records the pass it last fired in.
+    @exclusivity(unchecked) private var passNumber: UInt64 = 0
+    /// Fired groups that members joined during the pass: their new members wait (pending in the
+    /// group's list) until ``endPass()``, so they start with the next state.
+    private var joinedDuringPass: [MemberGroup] = []
     /// The order of the run of the pass being called (0 before the first): earlier runs are done.
     @exclusivity(unchecked) private var runOrder: UInt64 = 0
     /// Registrations catching up as they come in (see ``attach(_:order:state:)``), innermost
@@ -74,6 +85,13 @@ final class SelectionEngine {
     func admit(_ enrollment: Enrollment, into registration: Registration, state: UnsafeMutableRawPointer) {
         let group: MemberGroup
         if let key = enrollment.key, let existing = registration.groupsByKey[key] {
+            if isPassing, existing.node?.firedPass == passNumber,
+                !joinedDuringPass.contains(where: { $0 === existing })
+            {
+                // The group fired in this pass: the new member starts with the next state.
+                existing.members.beginIteration()
+                joinedDuringPass.append(existing)
+            }
             enrollment.join(existing)
             group = existing
         } else {
@@ -98,8 +116,16 @@ final class SelectionEngine {
         assert(registration.engine == nil, "a registration attached twice")
         registration.engine = self
         registration.order = order
+        if isPassing {
+            // Back during a pass: the pass must skip these groups and keep their old call order.
+            for group in registration.groups where group.caughtUpInPass != passNumber {
+                group.passOrder = group.order
+                group.caughtUpInPass = passNumber
+            }
+        }
         // Members added from here on (inside the callbacks below) wait for the next state.
-        let waitingBefore: Set<UInt64> = registration.waiting.isEmpty ? [] : Set(registration.waiting.map(\.id))
+        registration.waiting.beginIteration()
+        defer { registration.waiting.endIteration() }
         var changed: [MemberGroup] = []
         derivations.beginPass()
         for group in registration.groups {
@@ -126,21 +152,22 @@ final class SelectionEngine {
         for group in registration.groups where group.node == nil {
             attach(group, to: group.key.flatMap { nodeByKey[$0] })
         }
-        admitWaiting(in: registration, state: state, among: waitingBefore)
+        admitWaiting(in: registration, state: state)
     }
 
-    /// Admits, in identifier order, the members of `registration` that wait for a first state and
-    /// were already waiting before the state at `state` was delivered (`among`; `nil`: all).
-    func admitWaiting(in registration: Registration, state: UnsafeMutableRawPointer, among: Set<UInt64>? = nil) {
-        var index = 0
-        while index < registration.waiting.count, registration.engine === self {
-            let next = registration.waiting[index]
-            if let among, !among.contains(next.id) {
-                index += 1
-                continue
+    /// Admits, in identifier order, the members of `registration` that wait for a first state,
+    /// starting from the state at `state`. Members added meanwhile (by the callbacks of those
+    /// admitted, or earlier inside an iteration of `waiting` the caller began) wait for the next.
+    func admitWaiting(in registration: Registration, state: UnsafeMutableRawPointer) {
+        registration.waiting.beginIteration()
+        defer { registration.waiting.endIteration() }
+        var slot = 0
+        while slot < registration.waiting.slotCount, registration.engine === self {
+            if let next = registration.waiting[slot: slot] {
+                registration.waiting.remove(next.id)
+                admit(next, into: registration, state: state)
             }
-            registration.waiting.remove(at: index)
-            admit(next, into: registration, state: state)
+            slot += 1
         }
     }
 
@@ -210,14 +237,13 @@ final class SelectionEngine {
     // MARK: The pass
 
     /// Evaluates every node with the state at `state` and orders the groups to call; returns the
-    /// fired runs, one per consumer, in call order.
+    /// number of fired runs (one per consumer), to call in order with ``deliverRun(_:state:)``.
     ///
-    /// - Complexity: One evaluation per distinct selection, plus O(g log g) in the fired groups
-    ///   when more than one node fired.
-    func evaluate(_ state: UnsafeMutableRawPointer) -> [Run] {
+    /// - Complexity: One evaluation per distinct selection; when one node fired, nothing per
+    ///   group (the pass walks the node's own list); when several fired, O(g log g) in the fired
+    ///   groups.
+    func evaluate(_ state: UnsafeMutableRawPointer) -> Int {
         firedNodes.removeAll(keepingCapacity: true)
-        firedGroups.removeAll(keepingCapacity: true)
-        runs.removeAll(keepingCapacity: true)
         derivations.beginPass()
         let derivations = derivations
         // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
@@ -232,20 +258,39 @@ final class SelectionEngine {
                 }
             }
         }
-        guard !firedNodes.isEmpty else { return [] }
+        guard !firedNodes.isEmpty else { return 0 }
+        passNumber &+= 1
+        for node in firedNodes {
+            node.firedPass = passNumber
+        }
         isPassing = true
         runOrder = 0
+        if firedNodes.count == 1 {
+            // The node's groups belong to distinct consumers, in call order: each is a run. The
+            // list is shared, not copied (a group leaving during the pass copies the node's).
+            firedGroups = firedNodes[0].groups
+            eachGroupIsARun = true
+            return firedGroups.count
+        }
+        eachGroupIsARun = false
+        mergedGroups.removeAll(keepingCapacity: true)
         for node in firedNodes {
-            firedGroups += node.groups
+            mergedGroups += node.groups
         }
-        if firedNodes.count > 1 {
-            // Each node's groups are in call order already; several nodes interleave.
-            firedGroups.sort { ($0.order, $0.firstLiveMember) < ($1.order, $1.firstLiveMember) }
+        // Each node's groups are in call order already; several nodes interleave. The keys are
+        // read once per group, not once per comparison (the first member may take a call into
+        // the group's typed half).
+        sortKeys.removeAll(keepingCapacity: true)
+        for group in mergedGroups {
+            sortKeys.append((group.order, group.firstLiveMember, Unmanaged.passUnretained(group)))
         }
-        for group in firedGroups where group.soleMember == nil {
-            // A member joining a fired group during the pass starts with the next state.
-            group.members.beginIteration()
+        sortKeys.sort { ($0.order, $0.first) < ($1.order, $1.first) }
+        for index in sortKeys.indices {
+            mergedGroups[index] = sortKeys[index].group.takeUnretainedValue()
         }
+        sortKeys.removeAll(keepingCapacity: true)
+        firedGroups = mergedGroups
+        runs.removeAll(keepingCapacity: true)
         var start = 0
         while start < firedGroups.count {
             let order = firedGroups[start].order
@@ -256,36 +301,54 @@ final class SelectionEngine {
             runs.append(Run(order: order, start: start, end: end))
             start = end
         }
-        return runs
+        return runs.count
     }
 
-    /// Calls the members of one run (one consumer's fired groups), in member order.
-    func deliver(_ run: Run, state: UnsafeMutableRawPointer) {
+    /// The call order of run `index` of the pass in progress (closure subscribers interleave by
+    /// it).
+    func runOrder(at index: Int) -> UInt64 {
+        eachGroupIsARun ? firedGroups[index].orderInPass(passNumber) : runs[index].order
+    }
+
+    /// Calls the members of run `index` of the pass in progress (one consumer's fired groups), in
+    /// member order.
+    func deliverRun(_ index: Int, state: UnsafeMutableRawPointer) {
+        let run = eachGroupIsARun ? Run(order: runOrder(at: index), start: index, end: index + 1) : runs[index]
         runOrder = run.order
-        // A group whose consumer left and came back during the pass has a new order: it heard
-        // the change as it came back.
-        if run.end - run.start == 1 {
-            let group = firedGroups[run.start]
-            if group.order == run.order { group.deliverAll(state, drain) }
-        } else if firedGroups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
-            // One member per group (closure selectors): `firedGroups` is sorted by it already.
-            for index in run.start..<run.end where firedGroups[index].order == run.order {
-                firedGroups[index].deliverAll(state, drain)
+        // A group whose consumer left and came back during the pass heard the change as it came
+        // back: the pass skips it.
+        let pass = passNumber
+        firedGroups.withUnsafeBufferPointer { groups in
+            if run.end - run.start == 1 {
+                Unmanaged.passUnretained(groups[run.start])._withUnsafeGuaranteedRef { group in
+                    if group.caughtUpInPass != pass { group.deliverAll(state, drain) }
+                }
+            } else if groups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
+                // One member per group (closure selectors): sorted by it already.
+                for index in run.start..<run.end where groups[index].caughtUpInPass != pass {
+                    groups[index].deliverAll(state, drain)
+                }
+            } else {
+                let due = groups[run.start..<run.end].filter { $0.caughtUpInPass != pass }
+                deliver(due, ordered: false, state: state)
             }
-        } else {
-            deliver(firedGroups[run.start..<run.end].filter { $0.order == run.order }, ordered: false, state: state)
         }
     }
 
     /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.
     func endPass() {
         isPassing = false
-        for group in firedGroups where group.soleMember == nil {
+        for group in joinedDuringPass {
             group.members.endIteration()
         }
+        joinedDuringPass.removeAll()
         firedNodes.removeAll(keepingCapacity: true)
-        firedGroups.removeAll(keepingCapacity: true)
         runs.removeAll(keepingCapacity: true)
+        // Released last, with the pass over: releasing a group that left during the pass may run
+        // a deinit that removes another consumer.
+        let fired = firedGroups
+        firedGroups = []
+        withExtendedLifetime(fired) {}
     }
 
     /// Calls the members of several groups of one consumer interleaved by member identifier (the

@@ -19,6 +19,8 @@ final class SelectionNode {
     var groups: [MemberGroup] = []
     /// Where the node sits in its engine's evaluation list.
     var index = -1
+    /// The engine's number of the last pass in which the node fired.
+    var firedPass: UInt64 = 0
 
     init(
         key: GroupKey?, cell: AnyObject,

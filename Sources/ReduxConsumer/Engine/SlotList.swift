@@ -134,7 +134,9 @@ struct SlotList<Element> {
                 place(element, identifier: identifier)
             }
         }
-        compactIfWorthIt()
+        if holes > 0 {
+            compactIfWorthIt()
+        }
     }
 
     /// The slot holding `identifier` (live or a hole), by binary search.

@@ -60,7 +60,7 @@ final class Drain: @unchecked Sendable {
     /// Whether the owner's state changed since it was last published (see ``setPublisher(_:)``).
     @exclusivity(unchecked) private var needsPublishing = false
     /// Copies the owner's state to where other threads read it, under the drain's lock.
-    private var publish: (() -> Void)?
+    private var publish: () -> Void = {}
     /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
@@ -138,7 +138,7 @@ final class Drain: @unchecked Sendable {
     /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
     /// while the owner is being built.
     func setPublisher(_ publish: @escaping () -> Void) {
-        assert(self.publish == nil && snapshot.owner == nil, "a drain's publisher was set twice or late")
+        assert(snapshot.owner == nil, "a drain's publisher was set late")
         self.publish = publish
     }
 
@@ -152,7 +152,7 @@ final class Drain: @unchecked Sendable {
     func publishIfNeeded() {
         guard needsPublishing else { return }
         needsPublishing = false
-        machine.withLock { _ in publish?() }
+        machine.withLock { _ in publish() }
     }
 
     /// Runs `job` now if the drain is idle (returns `true`), without ever waiting: a task must not
@@ -413,7 +413,7 @@ final class Drain: @unchecked Sendable {
             let publishes = needsPublishing
             needsPublishing = false
             let step = machine.withLock { machine in
-                if publishes { publish?() }
+                if publishes { publish() }
                 return machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
             }
             switch step {

@@ -1,3 +1,5 @@
+import ReduxConsumerAtomics
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -33,13 +35,17 @@ final class ThreadContext {
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     static var current: ThreadContext {
-        if let pointer = pthread_getspecific(threadContextKey) {
-            // Unmanaged: the key's value is a +1 reference made below and released by the key's
+        if let pointer = rc_current_thread_context() {
+            // Unmanaged: the pointer is a +1 reference made below, released by the pthread key's
             // destructor when the thread exits; nothing else frees it.
             return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
         }
         let context = ThreadContext()
-        pthread_setspecific(threadContextKey, Unmanaged.passRetained(context).toOpaque())
+        let pointer = Unmanaged.passRetained(context).toOpaque()
+        // The key only releases the context when the thread exits; the thread-local pointer is
+        // what every lookup reads.
+        pthread_setspecific(threadContextKey, pointer)
+        rc_set_current_thread_context(pointer)
         return context
     }
 
@@ -109,11 +115,13 @@ private let threadContextKey: pthread_key_t = {
     var key = pthread_key_t()
     #if canImport(Darwin)
         let result = pthread_key_create(&key) { pointer in
+            rc_set_current_thread_context(nil)
             Unmanaged<ThreadContext>.fromOpaque(pointer).release()
         }
     #else
         let result = pthread_key_create(&key) { pointer in
             guard let pointer else { return }
+            rc_set_current_thread_context(nil)
             Unmanaged<ThreadContext>.fromOpaque(pointer).release()
         }
     #endif

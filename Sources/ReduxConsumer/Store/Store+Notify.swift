@@ -21,13 +21,13 @@ extension Store {
         // for the next action, whichever part of the pass added it.
         core.closures.beginIteration()
         core.listeners.beginIteration()
-        let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : []
+        let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : 0
         if hasClosures, let old {
             notifyClosures(
                 core, old: old.assumingMemoryBound(to: State.self), new: state, consumerRuns: runs, engine: engine)
         } else {
-            for run in runs {
-                engine.deliver(run, state: UnsafeMutableRawPointer(state))
+            for run in 0..<runs {
+                engine.deliverRun(run, state: UnsafeMutableRawPointer(state))
             }
         }
         engine.endPass()
@@ -55,15 +55,15 @@ extension Store {
         _ core: StoreCore<State>,
         old: UnsafeMutablePointer<State>,
         new: UnsafeMutablePointer<State>,
-        consumerRuns runs: [SelectionEngine.Run],
+        consumerRuns runs: Int,
         engine: SelectionEngine
     ) {
         let end = core.closures.slotCount
         var slot = 0
         var run = 0
-        while slot < end || run < runs.count {
-            if run < runs.count, slot == end || runs[run].order < core.closures.identifier(atSlot: slot) {
-                engine.deliver(runs[run], state: UnsafeMutableRawPointer(core.state))
+        while slot < end || run < runs {
+            if run < runs, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot) {
+                engine.deliverRun(run, state: UnsafeMutableRawPointer(core.state))
                 run += 1
                 continue
             }

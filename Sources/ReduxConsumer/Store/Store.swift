@@ -73,7 +73,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             middleware: middleware,
             effects: effects,
             diagnostics: diagnostics,
-            copyState: { $0.pointee = $1.pointee }
+            // In place, without a temporary: a state's copy is the cost of publishing it.
+            copyState: { published, working in
+                published.deinitialize(count: 1)
+                published.initialize(from: working, count: 1)
+            }
         )
     }
 
@@ -140,7 +144,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             middleware: middleware,
             effects: [],
             diagnostics: nil,
-            copyState: { $0.pointee = $1.pointee }
+            // In place, without a temporary: a state's copy is the cost of publishing it.
+            copyState: { published, working in
+                published.deinitialize(count: 1)
+                published.initialize(from: working, count: 1)
+            }
         )
     }
 
@@ -190,7 +198,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             return
         }
         drain.submit(
-            .dispatch, generation: generation, context: context, { process(action) },
+            .dispatch, generation: generation, context: context, { process(action, context: context) },
             queueing: { { [self] in process(action) } })
     }
 
@@ -222,11 +230,13 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     }
 
     /// Runs one action: through the middleware, or straight to the reducer.
-    func process(_ action: any Action) {
+    ///
+    /// - Parameter context: The calling thread's context, when the caller has it at hand.
+    func process(_ action: any Action, context: ThreadContext = .current) {
         if let chain = core.value.chain {
             chain(action)
         } else {
-            reduceAndNotify(action)
+            reduceAndNotify(action, context: context)
         }
     }
 
@@ -234,29 +244,31 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// middleware that calls `next` later, from another thread).
     private func reduceFromChain(_ action: any Action) {
         if drain.isAccessibleFromCurrentThread {
-            reduceAndNotify(action)
+            reduceAndNotify(action, context: .current)
         } else {
-            drain.submit(.dispatch, generation: ThreadContext.current.generation) { [self] in reduceAndNotify(action) }
+            drain.submit(.dispatch, generation: ThreadContext.current.generation) { [self] in
+                reduceAndNotify(action, context: .current)
+            }
         }
     }
 
     /// Reduces `action`, then notifies. The new state is published for other threads before anyone
     /// is notified, or, when there is no one to notify, when the job is done, in the lock round
     /// trip the drain makes then anyway.
-    private func reduceAndNotify(_ action: any Action) {
+    private func reduceAndNotify(_ action: any Action, context: ThreadContext) {
         let core = core.value
         let state = core.state
         // A state reduced earlier in this job, not published yet: the closure subscribers' `old`.
         drain.publishIfNeeded()
         if core.closures.isEmpty {
-            drain.reducing(context: ThreadContext.current) { reducer.reduce(&state.pointee, action) }
+            drain.reducing(context: context) { reducer.reduce(&state.pointee, action) }
             drain.needsPublish()
             drain.runDeferred()
             notify(core, old: nil, action: action)
         } else {
             // Only this thread writes the published state, so it may read it without the lock.
             var old = shared.state.pointee
-            drain.reducing(context: ThreadContext.current) { reducer.reduce(&state.pointee, action) }
+            drain.reducing(context: context) { reducer.reduce(&state.pointee, action) }
             drain.needsPublish()
             drain.runDeferred()
             withUnsafeMutablePointer(to: &old) { notify(core, old: UnsafeMutableRawPointer($0), action: action) }

@@ -44,6 +44,19 @@ static inline void rc_light_barrier(void) {
 /// path's stores (or have its own seen by the hot path's next load).
 void rc_heavy_barrier(void);
 
+/// The calling thread's context object (`ThreadContext` in ReduxConsumer), or NULL before its
+/// first use: a thread-local pointer the compiler reaches without a call. The library owns the
+/// reference it holds (a pthread key's destructor releases it when the thread exits).
+extern _Thread_local void *rc_thread_context;
+
+static inline void *rc_current_thread_context(void) {
+    return rc_thread_context;
+}
+
+static inline void rc_set_current_thread_context(void *context) {
+    rc_thread_context = context;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,7 @@ struct IsolatedConsumerTests {
     @Test func callbacksRunOnTheirActorInOrderWithOldEqualToThePreviousNew() async {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
-        let log = await ActorLog()
+        let log = ActorLog()
         let done = AsyncStream.makeStream(of: Void.self)
         let total = 10_000
         consumer.add(\.counter, on: TestActor.shared) { @TestActor old, new in
@@ -65,7 +65,7 @@ struct IsolatedConsumerTests {
         }
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
-        var screen: Screen? = await Screen()
+        var screen: Screen? = Screen()
         weak let weakScreen = screen
         let called = AsyncStream.makeStream(of: Void.self)
         consumer.add(\.counter, owner: screen!, on: TestActor.shared) { @TestActor screen, _, new in
