@@ -29,7 +29,7 @@ struct RecordReplayCLITests {
     }
 
     @Test func replayPrintsTheDiffsRunPrintedAndEndsInTheRecordedState() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             let record = recordTourScript(in: directory)
             let replay = runInProcess(["replay", "tour.jsonl"], currentDirectory: directory)
             #expect(replay.status == .success)
@@ -46,7 +46,7 @@ struct RecordReplayCLITests {
     }
 
     @Test func replayUntilStopsAfterThatAction() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             _ = recordTourScript(in: directory)
             let replay = runInProcess(["replay", "tour.jsonl", "--until", "5"], currentDirectory: directory)
             #expect(replay.status == .success)
@@ -80,7 +80,7 @@ struct RecordReplayCLITests {
     }
 
     @Test func replayJSONPrintsOneObjectPerActionWithItsNumberAndLine() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             _ = recordTourScript(in: directory)
             let replay = runInProcess(["replay", "tour.jsonl", "--json", "--until", "10"], currentDirectory: directory)
             #expect(replay.status == .success)
@@ -97,7 +97,7 @@ struct RecordReplayCLITests {
     }
 
     @Test func stepMovesForwardBackAndJumpsWithCommandsFromAPipe() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             _ = recordTourScript(in: directory)
             let step = runInProcess(
                 ["replay", "tour.jsonl", "--step"],
@@ -113,7 +113,7 @@ struct RecordReplayCLITests {
     }
 
     @Test func stepReportsBadCommandsWithTheirLineAndGoesOn() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             _ = recordTourScript(in: directory)
             let step = runInProcess(
                 ["replay", "tour.jsonl", "--step"],
@@ -136,7 +136,7 @@ struct RecordReplayCLITests {
     }
 
     @Test func stepOnATerminalShowsABannerAndAPrompt() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             _ = recordTourScript(in: directory)
             let step = runInProcess(
                 ["replay", "tour.jsonl", "--step"], input: ["help", "q"], isInputTerminal: true,
@@ -322,7 +322,7 @@ extension RecordReplayCLITests {
     }
 
     @Test func aMissingRecordingExitsWithStatus3() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             for arguments in [["replay", "missing.jsonl"], ["replay", "missing.jsonl", "--step"]] {
                 let replay = runInProcess(arguments, currentDirectory: directory)
                 #expect(replay.status == .unreadableFile)
@@ -335,7 +335,7 @@ extension RecordReplayCLITests {
     }
 
     @Test func recordingWhereNoFileCanBeWrittenExitsWithStatus3() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             let record = runInProcess(["record", "no/such/directory/tour.jsonl"], currentDirectory: directory)
             #expect(record.status == .unreadableFile)
             #expect(record.output == "")
@@ -348,7 +348,7 @@ extension RecordReplayCLITests {
     }
 
     @Test func recordingAScriptThatFailsKeepsTheActionsBeforeTheBadLine() throws {
-        try withTemporaryDirectory { directory in
+        withTemporaryDirectory { directory in
             let record = runInProcess(
                 ["record", "errors.jsonl", "--script", "Example/scripts/errors.txt"], currentDirectory: directory)
             #expect(record.status == .scriptError)

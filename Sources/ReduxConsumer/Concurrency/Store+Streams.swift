@@ -81,7 +81,7 @@ extension Store {
     }
 
     /// Every new state with the one before it, as an async sequence of ``Change``s: one element
-    /// per action (merged when the reader falls behind), like ``subscribe(_:)-(_)``.
+    /// per action (merged when the reader falls behind), like ``subscribe(_:)-((State,State)->Void)``.
     public var states: StoreStream<Change<State>> {
         states(buffering: .coalescing)
     }

@@ -82,7 +82,7 @@ extension StateConsumer {
     }
 
     /// Calls `callback` with `owner`, the old and the new value whenever the derived value
-    /// changes, holding `owner` weakly (see ``add(_:owner:options:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``).
+    /// changes, holding `owner` weakly (see ``add(_:owner:options:_:)-(KeyPath<State,Value>Sendable,_,_,_)``).
     ///
     /// - Parameters:
     ///   - derived: The derived value.

@@ -39,7 +39,7 @@ extension StateConsumer {
     }
 
     /// Calls `callback` on `actor` whenever the value `selector` computes changes (see
-    /// ``add(_:options:on:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``).
+    /// ``add(_:options:on:_:)-(KeyPath<State,Value>Sendable,_,_,_)``).
     ///
     /// - Parameters:
     ///   - selector: Computes the selected value; must be a pure function of the state.
@@ -59,7 +59,7 @@ extension StateConsumer {
     }
 
     /// Calls `callback` on `actor` whenever the derived value changes (see
-    /// ``add(_:options:on:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``).
+    /// ``add(_:options:on:_:)-(KeyPath<State,Value>Sendable,_,_,_)``).
     ///
     /// - Parameters:
     ///   - derived: The derived value.

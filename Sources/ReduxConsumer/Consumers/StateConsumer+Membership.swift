@@ -29,7 +29,7 @@ extension StateConsumer {
                 return  // removed before its add ran
             }
             if let engine = registration.engine,
-                host.withCurrentState({ engine.admit(enrollment, into: registration, state: $0) })
+                host.withCurrentState({ engine.admit(enrollment, into: registration, state: $0, isAdding: true) })
             {
                 return
             }

@@ -67,7 +67,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     }
 
     /// The number of members added and not yet removed (members whose owner is gone no longer
-    /// count, see ``add(_:owner:options:_:)-(KeyPath<State,Value>&Sendable,_,_,_)``).
+    /// count, see ``add(_:owner:options:_:)-(KeyPath<State,Value>Sendable,_,_,_)``).
     public var count: Int {
         control.withLock { control in
             control.live.count - control.owners.values.reduce(0) { $0 + ($1.isOwnerGone ? 1 : 0) }

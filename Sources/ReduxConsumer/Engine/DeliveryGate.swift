@@ -231,7 +231,8 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
     let old: Value
     var new: Value
     var state: State?
-    /// The dispatch chain the change came from, so a callback that dispatches continues it.
+    /// The place in its dispatch chain of the action the change came from, so that a callback
+    /// that dispatches continues the chain by one link, as it would if called synchronously.
     let generation: Int
 
     @usableFromInline
@@ -240,7 +241,7 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
         self.old = old
         self.new = new
         self.state = state
-        generation = ThreadContext.current.generation + 1
+        generation = ThreadContext.current.generation
     }
 
     @usableFromInline

@@ -41,6 +41,14 @@ final class SelectionEngine {
     /// Fired groups that members joined during the pass: their new members wait (pending in the
     /// group's list) until ``endPass()``, so they start with the next state.
     private var joinedDuringPass: [MemberGroup] = []
+    /// Whether a store is notifying its subscribers (from before ``evaluate(_:)`` to
+    /// ``endPass()``): `.instantly` calls of members added meanwhile wait for the pass's end.
+    var holdsInstantCalls = false
+    /// `.instantly` calls of members added during the pass (from inside a callback): made at the
+    /// pass's end, after the members added before them, never inside `add` (guarantee 2).
+    private var instantCallsAfterPass:
+        [(registration: Registration, group: MemberGroup, member: UInt64, state: UnsafeMutableRawPointer,
+          call: (MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)] = []
     /// The order of the run of the pass being called (0 before the first): earlier runs are done.
     @exclusivity(unchecked) private var runOrder: UInt64 = 0
     /// Registrations catching up as they come in (see ``attach(_:order:state:)``), innermost
@@ -82,7 +90,13 @@ final class SelectionEngine {
 
     /// Admits a member into `registration`, which is in this engine, starting from the state at
     /// `state`; fires it at once when it asked for `.instantly`.
-    func admit(_ enrollment: Enrollment, into registration: Registration, state: UnsafeMutableRawPointer) {
+    ///
+    /// A member added during a pass (inside a callback, `isAdding`) makes its `.instantly` call at
+    /// the pass's end; one admitted with its consumer's first state makes it at once.
+    func admit(
+        _ enrollment: Enrollment, into registration: Registration, state: UnsafeMutableRawPointer,
+        isAdding: Bool = false
+    ) {
         let group: MemberGroup
         if let key = enrollment.key, let existing = registration.groupsByKey[key] {
             if isPassing, existing.node?.firedPass == passNumber,
@@ -106,7 +120,14 @@ final class SelectionEngine {
             attach(group, to: node)
         }
         registration.groupOfMember[enrollment.id] = group
-        enrollment.fireInstantly?(group, state, drain)
+        guard let fireInstantly = enrollment.fireInstantly else { return }
+        if isAdding, holdsInstantCalls {
+            // The state does not change until the pass ends (actions dispatched meanwhile are
+            // queued), so `state` is still the pass's state when the call is made.
+            instantCallsAfterPass.append((registration, group, enrollment.id, state, fireInstantly))
+        } else {
+            fireInstantly(group, state, drain)
+        }
     }
 
     /// Brings `registration` into this engine with the state at `state`: each group compares its
@@ -357,6 +378,19 @@ final class SelectionEngine {
 
     /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.
     func endPass() {
+        // In the order the members were added; a call may add more (they join the queue) or
+        // remove some (they are skipped).
+        var next = 0
+        while next < instantCallsAfterPass.count {
+            let due = instantCallsAfterPass[next]
+            next += 1
+            guard due.registration.engine === self, due.registration.groupOfMember[due.member] === due.group else {
+                continue  // removed, or its consumer left, before its call
+            }
+            due.call(due.group, due.state, drain)
+        }
+        instantCallsAfterPass.removeAll()
+        holdsInstantCalls = false
         isPassing = false
         for group in joinedDuringPass {
             group.members.endIteration()

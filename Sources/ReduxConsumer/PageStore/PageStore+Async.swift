@@ -23,7 +23,7 @@ extension PageStore {
     }
 
     /// The changes of the page state's value at `keyPath`, as an async sequence that finishes when
-    /// the page closes (see ``Store/changes(of:options:buffering:)-(KeyPath<State,Value>&Sendable,_,_)``).
+    /// the page closes (see ``Store/changes(of:options:buffering:)-(KeyPath<State,Value>Sendable,_,_)``).
     ///
     /// - Parameters:
     ///   - keyPath: The watched property of the page state.

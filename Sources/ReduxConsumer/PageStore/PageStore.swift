@@ -202,8 +202,12 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     /// - Parameter isForwarded: Decides which global actions the page's reducer sees; called on the
     ///   thread that processes the global store.
     public func forwardActions(where isForwarded: @escaping @Sendable (_ action: any Action) -> Bool) {
-        let subscription = global.observeActions { [weak self] action in
-            guard let self, isForwarded(action), !isClosed else { return }
+        // The page's parts, not the page: a listener that held the page while `isForwarded` runs
+        // would keep it alive after its owner let go, and forward into it after the release
+        // returned. Holding the parts, the page is released with its owner, and the release
+        // waits for a listener call in progress before it returns (guarantee 1).
+        let subscription = global.observeActions { [store, lifecycle] action in
+            guard isForwarded(action), !lifecycle.withLock({ $0.isClosed }) else { return }
             store.dispatch(ForwardedAction(action: action))
         }
         let isAccepted = lifecycle.withLock { lifecycle in

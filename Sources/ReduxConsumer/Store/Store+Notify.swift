@@ -21,6 +21,7 @@ extension Store {
         // for the next action, whichever part of the pass added it.
         core.closures.beginIteration()
         core.listeners.beginIteration()
+        engine.holdsInstantCalls = true
         let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : 0
         if hasClosures, let old {
             notifyClosures(

@@ -114,6 +114,9 @@ final class RuleModel: ProgramRunner {
     /// Whether the store is processing (an action, or a job such as feeding a new subscription).
     private var isBusy = false
     private var queue: [CheckAction] = []
+    /// While the subscribers hear of an action: the `.instantly` calls of members added meanwhile,
+    /// made when the last subscriber is done ("never inside `add` from inside a callback").
+    private var heldInstantCalls: [(member: Member, value: Picked)]?
     /// By token number, as the program numbers them.
     private var members: [Member] = []
     /// By handle number.
@@ -238,6 +241,7 @@ final class RuleModel: ProgramRunner {
         // Both lists as they are now: registrations made during the action are not in them.
         let subscribers = subscribers
         let listeners = listeners
+        heldInstantCalls = []
         for subscriber in subscribers {
             switch subscriber {
             case .closure(let listener):
@@ -249,6 +253,16 @@ final class RuleModel: ProgramRunner {
                 feed(consumer, new, from: .action(epoch: epoch))
             }
         }
+        var next = 0
+        while let held = heldInstantCalls, next < held.count {
+            let (member, value) = held[next]
+            next += 1
+            let consumer = consumers[member.consumer]
+            guard isLive(member), consumer.subscription != nil, consumer.members.contains(where: { $0 === member })
+            else { continue }
+            call(member, old: value, new: value, state: state)
+        }
+        heldInstantCalls = nil
         for listener in listeners where listener.isActive {
             events.append(.listener(listener.id, action))
             react(listener.takeReaction(), frame: Ledger.Frame())
@@ -305,15 +319,20 @@ final class RuleModel: ProgramRunner {
         let member = Member(id: ledger.newRegistration(), consumer: consumer, spec: spec, owner: owner)
         consumers[consumer].members.append(member)
         // "A member starts from the value at the moment it is added when the state is known (its
-        // StateConsumer is subscribed to a store)"; `.instantly` "happens inside add" then. Inside
-        // a callback, that is the state being processed, and the member "starts with the next
+        // StateConsumer is subscribed to a store)"; `.instantly` "happens inside add" then, except
+        // inside a subscriber's callback, where it waits for the end of the pass. Inside a
+        // callback, that is the state being processed, and the member "starts with the next
         // state" (it is not in the pass in progress).
         if consumers[consumer].subscription != nil {
             let value = spec.selector.pick(state)
             member.last = value
             member.startAction = actionCount
             if spec.options.contains(.instantly) {
-                storeJob { call(member, old: value, new: value, state: state) }
+                if heldInstantCalls != nil {
+                    heldInstantCalls?.append((member, value))
+                } else {
+                    storeJob { call(member, old: value, new: value, state: state) }
+                }
             }
         }
         members.append(member)
