@@ -123,6 +123,7 @@ extension AppGuide {
             let appStore = Store(initialState: AppState(), reducer: appReducer)
             var screen: MainScreen? = MainScreen(appStore: appStore)
             weak let weakScreen = screen
+            _ = screen?.page.globalConsumer  // the page becomes a global subscriber on first use
             #expect(appStore.subscriberCount == 1)
             screen = nil
             #expect(weakScreen == nil)

@@ -213,7 +213,9 @@ struct TestStoreTests {
             reducer: profileReducer,
             middleware: [dispatching(ProfileAction.tag("g"), to: global, after: .increment)]
         )
-        // The page's own subscription, and the test store's action listener.
+        // The test store's action listener (the page's global consumer is made on first use).
+        #expect(global.subscriberCount == 1)
+        _ = store.page(global: Int.self).globalConsumer
         #expect(global.subscriberCount == 2)
         store.send(ProfileAction.increment) { $0.count = 11 }
         store.receiveGlobal(ProfileAction.tag("g"))
@@ -225,6 +227,7 @@ struct TestStoreTests {
         let global = Store(initialState: 0, reducer: Reducer { _, _ in })
         do {
             let store = TestStore(global: global, initialState: { _ in Profile() }, reducer: profileReducer)
+            _ = store.page(global: Int.self).globalConsumer
             store.send(ProfileAction.increment) { $0.count = 11 }
             #expect(global.subscriberCount == 2)
         }

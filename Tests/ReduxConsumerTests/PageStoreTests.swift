@@ -155,7 +155,8 @@ struct PageStoreTests {
         let start = global.subscriberCount
         let page = PageStore(global: global, initialState: { _ in MainState() }, reducer: mainReducer)
         page.forwardActions { _ in true }
-        // The page's global consumer and its forwarding listener.
+        _ = page.globalConsumer
+        // The page's global consumer (made on first use) and its forwarding listener.
         #expect(global.subscriberCount == start + 2)
 
         page.close()

@@ -173,6 +173,7 @@ struct RemovalTests {
         let holder = Lock<PageStore<AppState, AppState>?>(
             PageStore(global: global, initialState: { $0 }, reducer: appReducer))
         weak let weakPage = holder.withLock { $0 }
+        _ = holder.withLock { $0 }?.globalConsumer  // subscribed to the global store on first use
         let subscribed = global.subscriberCount
         holder.withLock { $0 }?.forwardActions { action in
             // The forwarding listener runs on the dispatching thread. It goes on once the page's

@@ -47,8 +47,10 @@ final class SelectionEngine {
     /// `.instantly` calls of members added during the pass (from inside a callback): made at the
     /// pass's end, after the members added before them, never inside `add` (guarantee 2).
     private var instantCallsAfterPass:
-        [(registration: Registration, group: MemberGroup, member: UInt64, state: UnsafeMutableRawPointer,
-          call: (MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)] = []
+        [(
+            registration: Registration, group: MemberGroup, member: UInt64, state: UnsafeMutableRawPointer,
+            call: (MemberGroup, UnsafeMutableRawPointer, Drain) -> Void
+        )] = []
     /// The order of the run of the pass being called (0 before the first): earlier runs are done.
     @exclusivity(unchecked) private var runOrder: UInt64 = 0
     /// Registrations catching up as they come in (see ``attach(_:order:state:)``), innermost

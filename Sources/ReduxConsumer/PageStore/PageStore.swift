@@ -54,9 +54,9 @@ import Dispatch
 /// }
 /// ```
 ///
-/// Each live page is one subscriber of the global store (through ``globalConsumer``), plus one
-/// action listener per ``forwardActions(where:)`` call: a page with no global consumers costs one
-/// empty consumer pass per global action.
+/// A page is one subscriber of the global store once its ``globalConsumer`` is used, plus one
+/// action listener per ``forwardActions(where:)`` call: a page that watches nothing global and
+/// forwards nothing costs a global dispatch nothing.
 ///
 /// ## Threads
 /// Create, use, close and release a page on any thread, while the global store is dispatched from
@@ -69,23 +69,65 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
 
     /// Consumers of the page state, removed when the page is closed or released.
     ///
-    /// Consumers added here start from the page's current state.
-    public let consumer: StateConsumer<State>
+    /// Consumers added here start from the page's current state. Made and subscribed to the page
+    /// on first use; after ``close()`` it is never fed.
+    public var consumer: StateConsumer<State> {
+        if let consumer = lifecycle.withLock({ $0.consumer }) { return consumer }
+        return install(StateConsumer<State>(deliveringOn: queue), on: store, at: \.consumer)
+    }
 
     /// Consumers of the global state whose lifetime is the page's, removed when the page is closed
     /// or released.
     ///
-    /// Consumers added here start from the global store's current state.
-    public let globalConsumer: StateConsumer<GlobalState>
+    /// Consumers added here start from the global store's current state. Made and subscribed to
+    /// the global store on first use: a page that never uses it costs the global store nothing.
+    public var globalConsumer: StateConsumer<GlobalState> {
+        if let consumer = lifecycle.withLock({ $0.globalConsumer }) { return consumer }
+        return install(StateConsumer<GlobalState>(deliveringOn: queue), on: global, at: \.globalConsumer)
+    }
 
     let store: Store<State>
     private let lifecycle: Lock<Lifecycle>
+    private let queue: DispatchQueue?
     private let diagnose: @Sendable (String) -> Void
 
     private struct Lifecycle {
         var isClosed = false
-        /// Everything to cancel on close: the two consumer subscriptions, the forwarding listeners.
+        /// Made on first use (see ``PageStore/consumer`` and ``PageStore/globalConsumer``).
+        var consumer: StateConsumer<State>?
+        var globalConsumer: StateConsumer<GlobalState>?
+        /// Everything to cancel on close: the consumer subscriptions, the forwarding listeners.
         var registrations: [any Cancellable] = []
+    }
+
+    /// Subscribes a new `consumer` to `store` and keeps it at `slot`, unless another thread did
+    /// first (then that one is returned and this one dropped) or the page closed meanwhile (then
+    /// it stays unsubscribed). The subscription is made outside the lifecycle lock: it may wait
+    /// for a store that is busy with a callback which needs that lock.
+    private func install<Value: Sendable>(
+        _ consumer: StateConsumer<Value>,
+        on store: Store<Value>,
+        at slot: WritableKeyPath<Lifecycle, StateConsumer<Value>?>
+    ) -> StateConsumer<Value> {
+        guard !isClosed else {
+            return lifecycle.withLock { lifecycle in
+                if let existing = lifecycle[keyPath: slot] { return existing }
+                lifecycle[keyPath: slot] = consumer
+                return consumer
+            }
+        }
+        let subscription = store.subscribe(consumer)
+        let (kept, isInstalled) = lifecycle.withLock { lifecycle -> (StateConsumer<Value>, Bool) in
+            if let existing = lifecycle[keyPath: slot] { return (existing, false) }
+            lifecycle[keyPath: slot] = consumer
+            guard !lifecycle.isClosed else { return (consumer, false) }
+            lifecycle.registrations.append(subscription)
+            return (consumer, true)
+        }
+        if !isInstalled {
+            subscription.cancel()
+        }
+        return kept
     }
 
     /// Creates a page store whose initial state is built from the global state.
@@ -127,14 +169,9 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
             middleware: middleware.map { pageMiddleware($0, isClosed: isClosed) },
             effects: effects
         )
-        let consumer = StateConsumer<State>(deliveringOn: queue)
-        let globalConsumer = StateConsumer<GlobalState>(deliveringOn: queue)
-        let registrations: [any Cancellable] = [global.subscribe(globalConsumer), store.subscribe(consumer)]
-        lifecycle.withLock { $0.registrations = registrations }
         self.global = global
         self.store = store
-        self.consumer = consumer
-        self.globalConsumer = globalConsumer
+        self.queue = queue
         self.lifecycle = lifecycle
         self.diagnose =
             diagnostics ?? { message in
@@ -233,18 +270,19 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     }
 
     private func release() {
-        let registrations = lifecycle.withLock { lifecycle -> [any Cancellable]? in
+        let parts = lifecycle.withLock {
+            lifecycle -> ([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?)? in
             guard !lifecycle.isClosed else { return nil }
             lifecycle.isClosed = true
             defer { lifecycle.registrations = [] }
-            return lifecycle.registrations
+            return (lifecycle.registrations, lifecycle.globalConsumer, lifecycle.consumer)
         }
-        guard let registrations else { return }
+        guard let (registrations, globalConsumer, consumer) = parts else { return }
         for registration in registrations {
             registration.cancel()
         }
-        globalConsumer.removeAll()
-        consumer.removeAll()
+        globalConsumer?.removeAll()
+        consumer?.removeAll()
         store.tearDown()
     }
 
