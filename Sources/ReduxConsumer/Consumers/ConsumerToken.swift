@@ -4,19 +4,26 @@
 /// (see ``Cancellable``). It does not keep its consumer alive; once the consumer is gone, `cancel()`
 /// does nothing.
 public struct ConsumerToken: Cancellable, Hashable {
+    // Two words: a token is kept per member by users who keep tokens, so its size is part of a
+    // member's cost (issue 10's M3 budget).
     let id: UInt64
-    private let identity: ObjectIdentifier
-    weak var consumer: (any MemberRemoving)?
+    /// Its consumer's link, shared by all the consumer's tokens: the token's identity, stable
+    /// after the consumer is gone.
+    let link: ConsumerLink
 
-    init(id: UInt64, consumer: any MemberRemoving) {
+    init(id: UInt64, link: ConsumerLink) {
         self.id = id
-        identity = ObjectIdentifier(consumer)
-        self.consumer = consumer
+        self.link = link
+    }
+
+    /// The consumer, while it lives.
+    var consumer: (any MemberRemoving)? {
+        link.consumer
     }
 
     /// Removes the member from its ``StateConsumer``; same as `consumer.remove(token)`.
     public func cancel() {
-        consumer?.remove(member: id)
+        link.consumer?.remove(member: id)
     }
 
     /// Whether two tokens name the same member.
@@ -26,7 +33,7 @@ public struct ConsumerToken: Cancellable, Hashable {
     ///   - rhs: Another token.
     /// - Returns: `true` when both name the same member of the same ``StateConsumer``.
     public static func == (lhs: ConsumerToken, rhs: ConsumerToken) -> Bool {
-        lhs.id == rhs.id && lhs.identity == rhs.identity
+        lhs.id == rhs.id && lhs.link === rhs.link
     }
 
     /// Hashes the token's identity.
@@ -34,11 +41,26 @@ public struct ConsumerToken: Cancellable, Hashable {
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
-        hasher.combine(identity)
+        hasher.combine(ObjectIdentifier(link))
     }
 }
 
 /// What a token needs of its consumer, whatever the consumer's state type.
+/// A consumer as its tokens see it: one per consumer, held weakly, so that tokens keep neither the
+/// consumer alive nor an identity that could be reused once it is gone.
+final class ConsumerLink: @unchecked Sendable {
+    // @unchecked: `consumer` is written once, by the consumer's `init` before the consumer is
+    // shared with anyone, and only read afterwards (a weak reference loads atomically); the
+    // `didSet` check fails in debug builds if it is ever written twice.
+    weak var consumer: (any MemberRemoving)? {
+        didSet {
+            assert(!isSet, "a consumer link set twice")
+            isSet = true
+        }
+    }
+    private var isSet = false
+}
+
 protocol MemberRemoving: AnyObject, Sendable {
     func remove(member id: UInt64)
 }

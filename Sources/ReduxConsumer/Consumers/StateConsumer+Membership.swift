@@ -35,7 +35,7 @@ extension StateConsumer {
             }
             registration.wait(enrollment)
         }
-        return ConsumerToken(id: enrollment.id, consumer: self)
+        return ConsumerToken(id: enrollment.id, link: link)
     }
 
     /// Starts (or joins) a subscription of this consumer to `host`'s store; returns the

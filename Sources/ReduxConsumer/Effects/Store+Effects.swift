@@ -25,6 +25,13 @@ extension Store {
         await effects.idle()
     }
 
+    /// Waits as ``effectsIdle()`` does, without keeping the store alive while it waits (the store's
+    /// release cancels its effects, which ends the wait): for a test store that gives up waiting.
+    package var effectsIdleWithoutTheStore: @Sendable () async -> Void {
+        let runner = effects
+        return { await runner.idle() }
+    }
+
     /// What the running effects were started by (the action, as `String(describing:)` shows it),
     /// oldest first: for test stores and diagnostics.
     package var runningEffects: [String] {

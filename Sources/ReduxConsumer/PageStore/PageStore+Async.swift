@@ -125,4 +125,10 @@ extension PageStore {
     public func cancelEffects(id: some Hashable & Sendable) {
         store.cancelEffects(id: id)
     }
+
+    /// Waits as ``effectsIdle()`` does, without keeping the page alive while it waits (see
+    /// ``Store/effectsIdleWithoutTheStore``).
+    package var effectsIdleWithoutThePage: @Sendable () async -> Void {
+        store.effectsIdleWithoutTheStore
+    }
 }

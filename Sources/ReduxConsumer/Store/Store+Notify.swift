@@ -32,12 +32,18 @@ extension Store {
             }
         }
         engine.endPass()
-        if !core.listeners.isEmpty {
-            notifyListeners(core, action: action)
-        }
-        if core.hasEffects {
-            for effect in core.effects {
-                if let start = effect.start(action) { launch(start) }
+        if !core.listeners.isEmpty || core.hasEffects {
+            // A page hears a forwarded global action as the action itself: its listeners, its
+            // `actions` sequence and its effects never see the wrapper that routes it past the
+            // page's middleware.
+            let action = (action as? ForwardedAction)?.action ?? action
+            if !core.listeners.isEmpty {
+                notifyListeners(core, action: action)
+            }
+            if core.hasEffects {
+                for effect in core.effects {
+                    if let start = effect.start(action) { launch(start) }
+                }
             }
         }
         core.closures.endIteration()

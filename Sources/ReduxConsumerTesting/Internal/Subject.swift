@@ -26,7 +26,12 @@ struct Subject<State: Sendable>: Sendable {
         state = { store.state }
         dispatch = { store.dispatch($0) }
         send = { await store.send($0) }
-        effectsIdle = { await store.effectsIdle() }
+        // Weak: a test store that stops waiting for effects that never end must not keep its store
+        // alive through the wait it gave up on.
+        effectsIdle = { [weak store] in
+            guard let wait = store?.effectsIdleWithoutTheStore else { return }
+            await wait()
+        }
         runningEffects = { store.runningEffects }
         isClosed = { false }
         pageOperations = nil
@@ -37,7 +42,10 @@ struct Subject<State: Sendable>: Sendable {
         state = { page.state }
         dispatch = { page.dispatch($0) }
         send = { await page.send($0) }
-        effectsIdle = { await page.effectsIdle() }
+        effectsIdle = { [weak page] in
+            guard let wait = page?.effectsIdleWithoutThePage else { return }
+            await wait()
+        }
         runningEffects = { page.runningEffects }
         isClosed = { page.isClosed }
         pageOperations = PageOperations(

@@ -241,6 +241,7 @@ struct ModelCheckFindingsTests {
         consumer.consume(newState: AppState(counter: 2))
 
         #expect(seen.values == ["a 0→1", "next", "a 1→2", "b 2→2"])
+        consumer.removeAll()  // The first member's callback holds the consumer.
     }
 
     /// README, Consumers: "a consumer that comes back to a store hears what changed while it was
