@@ -10,8 +10,8 @@ public struct ConsumeOptions: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
-    /// Fire once as soon as the value is known, with `old == new` (the seed's `consumeInstantly`,
-    /// SwiftUI's `onChange(of:initial: true)`).
+    /// Fire once as soon as the value is known, with `old == new` (like SwiftUI's
+    /// `onChange(of:initial: true)`).
     ///
     /// When the ``StateConsumer`` is subscribed to a store, this happens inside `add`; otherwise
     /// it happens when the consumer first sees a state.

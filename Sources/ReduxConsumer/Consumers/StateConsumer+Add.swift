@@ -116,9 +116,9 @@ extension StateConsumer {
         register(.closure(selector), key: nil, options: options, callback: .changeInState(callback))
     }
 
-    /// Calls `callback` whenever the value at `keyPath` changes according to `isEqual` (the seed's
-    /// "predict" consumer): for values that are not `Equatable`, or that need another notion of
-    /// equality. `isEqual` is the only judge; `==` is not consulted.
+    /// Calls `callback` whenever the value at `keyPath` changes according to `isEqual`, a predicate
+    /// of your own: for values that are not `Equatable`, or that need another notion of equality.
+    /// `isEqual` is the only judge; `==` is not consulted.
     ///
     /// - Parameters:
     ///   - keyPath: The selected property.

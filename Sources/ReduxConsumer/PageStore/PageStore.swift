@@ -5,7 +5,7 @@ import Dispatch
 ///
 /// The owner creates the page from the global state, consumes the page state and the global state
 /// through consumers whose lifetime is the page's, and dispatches to the global store when global
-/// state must change (the seed's `MainVc`):
+/// state must change. Here a screen watches a global flag and a count of its own at once:
 ///
 /// ```swift
 /// final class MainScreen: Sendable {
