@@ -14,10 +14,15 @@ public struct ConsumeOptions: OptionSet, Sendable, Hashable {
     /// `onChange(of:initial: true)`).
     ///
     /// When the ``StateConsumer`` is subscribed to a store, this happens inside `add`; otherwise
-    /// it happens when the consumer first sees a state.
+    /// it happens when the consumer first sees a state. It happens once in the member's life, at
+    /// its first state: subscribing the consumer again (to the same store or after a
+    /// cancellation) does not repeat it.
     public static let instantly = ConsumeOptions(rawValue: 1 << 0)
 
     /// Fire for every new state, even when the selected value is equal to the last one
     /// (ReactorKit's `Pulse`): for one-shot events such as the same error shown twice.
+    ///
+    /// `.pulse` wins over the `isEqual` of an `add(_:isEqual:options:_:)` member: with `.pulse`,
+    /// `isEqual` is not consulted and the member fires for every new state.
     public static let pulse = ConsumeOptions(rawValue: 1 << 1)
 }

@@ -117,8 +117,9 @@ extension StateConsumer {
     }
 
     /// Calls `callback` whenever the value at `keyPath` changes according to `isEqual`, a predicate
-    /// of your own: for values that are not `Equatable`, or that need another notion of equality.
-    /// `isEqual` is the only judge; `==` is not consulted.
+    /// of your own: for values that are not `Equatable`, or that need another notion of
+    /// equality. `isEqual` replaces `==`, which is not consulted. With ``ConsumeOptions/pulse``,
+    /// `.pulse` wins: the member fires for every new state and `isEqual` is not consulted either.
     ///
     /// - Parameters:
     ///   - keyPath: The selected property.
@@ -140,7 +141,8 @@ extension StateConsumer {
     }
 
     /// Calls `callback` whenever the value `selector` computes changes according to `isEqual`.
-    /// `isEqual` is the only judge; `==` is not consulted.
+    /// `isEqual` replaces `==`, which is not consulted. With ``ConsumeOptions/pulse``, `.pulse`
+    /// wins: the member fires for every new state and `isEqual` is not consulted either.
     ///
     /// - Parameters:
     ///   - selector: Computes the selected value; must be a pure function of the state.
