@@ -38,18 +38,12 @@ extension StateDiffTests {
     }
 
     @Test
-    func tenThousandElementArrayWithOneChangeGivesOneLineQuickly() {
+    func tenThousandElementArrayWithOneChangeGivesOneLine() {
+        // How long it takes is measured by consumer-bench (the D scenarios), not here.
         let old = (0..<10_000).map { User(name: "user \($0)", age: $0) }
         var new = old
         new[5_000].age = -1
-        let clock = ContinuousClock()
-        var diff = StateDiff(from: [Int](), to: [])
-        let elapsed = clock.measure {
-            diff = StateDiff(from: old, to: new)
-        }
-        #expect(diff.rendered() == "~ [5000].age: 5000 → -1")
-        // Generous bound for slow CI machines: a quadratic algorithm takes minutes here.
-        #expect(elapsed < .seconds(2))
+        #expect(StateDiff(from: old, to: new).rendered() == "~ [5000].age: 5000 → -1")
     }
 
     @Test
@@ -64,14 +58,9 @@ extension StateDiffTests {
     func largeDissimilarArraysFallBackToIndexByIndex() {
         let old = Array(0..<3_000)
         let new = Array(3_000..<6_000)
-        let clock = ContinuousClock()
-        var diff = StateDiff(from: [Int](), to: [])
-        let elapsed = clock.measure {
-            diff = StateDiff(from: old, to: new)
-        }
-        #expect(diff.changes.count == 3_000)
-        #expect(diff.changes.last?.description == "~ [2999]: 2999 → 5999")
-        #expect(elapsed < .seconds(5))
+        let diff = StateDiff(from: old, to: new)
+        // One change per index, each old element against the new one at its index.
+        #expect(diff.changes.map(\.description) == (0..<3_000).map { "~ [\($0)]: \($0) → \($0 + 3_000)" })
     }
 
     @Test

@@ -16,11 +16,15 @@ struct ConcurrencyTests {
             }
         }
         let subscription = store.subscribe(consumer)
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            for _ in 0..<10_000 {
-                store.dispatch(CounterAction.increment)
-            }
-        }
+        guard
+            finishesWithoutDeadlock({
+                DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                    for _ in 0..<10_000 {
+                        store.dispatch(CounterAction.increment)
+                    }
+                }
+            })
+        else { return }
         #expect(store.state.counter == 40_000)
         let result = calls.withLock { $0 }
         #expect(result.count == 40_000)
@@ -33,15 +37,19 @@ struct ConcurrencyTests {
         let lastNotified = Lock(0)
         let subscription = store.subscribe { _, new in lastNotified.withLock { $0 = max($0, new.counter) } }
         let violations = Lock(0)
-        DispatchQueue.concurrentPerform(iterations: 4) { thread in
-            for step in 0..<2_000 {
-                let value = thread * 10_000 + step
-                store.dispatch(CounterAction.set(value))
-                if lastNotified.withLock({ $0 }) < value && store.state.counter == value {
-                    violations.withLock { $0 += 1 }
+        guard
+            finishesWithoutDeadlock({
+                DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                    for step in 0..<2_000 {
+                        let value = thread * 10_000 + step
+                        store.dispatch(CounterAction.set(value))
+                        if lastNotified.withLock({ $0 }) < value && store.state.counter == value {
+                            violations.withLock { $0 += 1 }
+                        }
+                    }
                 }
-            }
-        }
+            })
+        else { return }
         #expect(violations.withLock { $0 } == 0)
         subscription.cancel()
     }
@@ -49,18 +57,22 @@ struct ConcurrencyTests {
     @Test func subscribingAndCancellingWhileOthersDispatch() {
         let store = makeStore()
         let start = store.subscriberCount
-        DispatchQueue.concurrentPerform(iterations: 4) { thread in
-            for _ in 0..<1_000 {
-                if thread < 2 {
-                    store.dispatch(CounterAction.increment)
-                } else {
-                    let consumer = StateConsumer<AppState>()
-                    consumer.add(\.counter) { old, new in #expect(new > old) }
-                    let subscriptions = [store.subscribe(consumer), store.subscribe { _, _ in }]
-                    for subscription in subscriptions { subscription.cancel() }
+        guard
+            finishesWithoutDeadlock({
+                DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                    for _ in 0..<1_000 {
+                        if thread < 2 {
+                            store.dispatch(CounterAction.increment)
+                        } else {
+                            let consumer = StateConsumer<AppState>()
+                            consumer.add(\.counter) { old, new in #expect(new > old) }
+                            let subscriptions = [store.subscribe(consumer), store.subscribe { _, _ in }]
+                            for subscription in subscriptions { subscription.cancel() }
+                        }
+                    }
                 }
-            }
-        }
+            })
+        else { return }
         #expect(store.state.counter == 2_000)
         #expect(store.subscriberCount == start)
     }
@@ -81,12 +93,16 @@ struct ConcurrencyTests {
                 left.dispatch(CounterAction.rename("from right"))
             }
         }
-        DispatchQueue.concurrentPerform(iterations: 2) { thread in
-            let store = thread == 0 ? left : right
-            for _ in 0..<2_000 {
-                store.dispatch(CounterAction.increment)
-            }
-        }
+        guard
+            finishesWithoutDeadlock({
+                DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                    let store = thread == 0 ? left : right
+                    for _ in 0..<2_000 {
+                        store.dispatch(CounterAction.increment)
+                    }
+                }
+            })
+        else { return }
         #expect(left.state.counter == 2_000)
         #expect(right.state.counter == 2_000)
         // Each store's subscriber holds the other store: cancel to break the cycle.
@@ -105,11 +121,15 @@ struct ConcurrencyTests {
             }
             active.withLock { $0.now -= 1 }
         }
-        DispatchQueue.concurrentPerform(iterations: 4) { thread in
-            for step in 0..<1_000 {
-                consumer.consume(newState: AppState(counter: thread * 1_000 + step))
-            }
-        }
+        guard
+            finishesWithoutDeadlock({
+                DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                    for step in 0..<1_000 {
+                        consumer.consume(newState: AppState(counter: thread * 1_000 + step))
+                    }
+                }
+            })
+        else { return }
         let result = active.withLock { $0 }
         #expect(result.maximum == 1)
         // The first state only sets the starting value.
@@ -126,17 +146,21 @@ struct DrainOrderTests {
         let seen = Recorder<Int>()
         consumer.add(\.counter) { _, new in seen.append(new) }
         let subscription = store.subscribe(consumer)
-        DispatchQueue.concurrentPerform(iterations: 2) { thread in
-            for step in 0..<500 {
-                if thread == 0 {
-                    store.dispatch(CounterAction.increment)
-                    #expect(seen.values.last == step + 1)
-                } else {
-                    // Keeps the consumer's drain busy from another thread.
-                    consumer.add(\.name) { _, _ in }.cancel()
+        guard
+            finishesWithoutDeadlock({
+                DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                    for step in 0..<500 {
+                        if thread == 0 {
+                            store.dispatch(CounterAction.increment)
+                            #expect(seen.values.last == step + 1)
+                        } else {
+                            // Keeps the consumer's drain busy from another thread.
+                            consumer.add(\.name) { _, _ in }.cancel()
+                        }
+                    }
                 }
-            }
-        }
+            })
+        else { return }
         #expect(seen.values == Array(1...500))
         subscription.cancel()
     }

@@ -39,7 +39,14 @@ struct LifetimeTests {
     @Test func pageClosedFromAnotherThreadWhileItsConsumersRunIsFreed() {
         let global = makeStore()
         let calls = Recorder<Int>()
-        let (weakPage, weakConsumer) = closePageDuringAPass(global: global, calls: calls)
+        let outcome = Lock<(page: Weak<PageStore<AppState, AppState>>, consumer: Weak<StateConsumer<AppState>>)?>(nil)
+        guard
+            finishesWithoutDeadlock({
+                let result = closePageDuringAPass(global: global, calls: calls)
+                outcome.withLock { $0 = result }
+            }),
+            let (weakPage, weakConsumer) = outcome.withLock({ $0 })
+        else { return }
         // The second consumer may or may not see 1 (close raced with the pass), never 2.
         #expect(calls.values.first == 1)
         #expect(!calls.values.contains(2) && !calls.values.contains(-2))

@@ -67,8 +67,12 @@ struct MiddlewareTests {
         }
         let store = makeStore(middleware: [delay])
         let subscription = store.subscribe { _, _ in delivered.signal() }
-        store.dispatch(CounterAction.increment)
-        delivered.wait()
+        guard
+            finishesWithoutDeadlock({
+                store.dispatch(CounterAction.increment)
+                delivered.wait()
+            })
+        else { return }
         #expect(store.state.counter == 1)
         subscription.cancel()
     }

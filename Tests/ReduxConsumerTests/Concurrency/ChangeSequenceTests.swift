@@ -41,11 +41,17 @@ struct ChangeSequenceTests {
             }
             return (true, count)
         }
-        // Let the reader subscribe (its first element is the starting value).
-        while store.subscriberCount == 0 { await Task.yield() }
-        let writer = spawn { for _ in 0..<burst { store.dispatch(CounterAction.increment) } }
-        writer.wait()
-        let (chained, count) = await reader.value
+        let outcome = Lock<(chained: Bool, count: Int)?>(nil)
+        // The reader ends only once it was given the last state, so awaiting it (not joining the
+        // writer) tells that the burst is over, and keeps the pool free.
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            // Let the reader subscribe (its first element is the starting value).
+            while store.subscriberCount == 0 { await Task.yield() }
+            _ = spawn { for _ in 0..<burst { store.dispatch(CounterAction.increment) } }
+            let result = await reader.value
+            outcome.withLock { $0 = result }
+        }
+        guard finished, let (chained, count) = outcome.withLock({ $0 }) else { return }
         #expect(chained)
         #expect(count <= burst + 1)
     }

@@ -1,0 +1,30 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// The async form of ``finishesWithoutDeadlock(within:sourceLocation:_:)``: runs `scenario` in a
+/// task of its own and fails the test, instead of hanging it, when the scenario has not finished
+/// within `seconds`. Returns whether it finished.
+///
+/// The timer waits on a thread of its own and the test awaits its verdict, so no thread of the
+/// cooperative pool is blocked meanwhile. A scenario must not block the pool either: await
+/// completion signals (an `AsyncStream`, a task's value) rather than waiting on semaphores.
+@discardableResult
+package func finishesWithoutDeadlock(
+    within seconds: Int = 10,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ scenario: @escaping @Sendable () async -> Void
+) async -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await scenario()
+        done.signal()
+    }
+    let finished = await withCheckedContinuation { (verdict: CheckedContinuation<Bool, Never>) in
+        Thread { verdict.resume(returning: done.wait(timeout: .now() + .seconds(seconds)) == .success) }.start()
+    }
+    if !finished {
+        Issue.record("the scenario did not finish within \(seconds) s: deadlock", sourceLocation: sourceLocation)
+    }
+    return finished
+}
