@@ -151,11 +151,33 @@ struct MonotonicTests {
         subscription.cancel()
     }
 
+    /// An `isEqual:` member cut off by its consumer leaving mid-pass, then caught up when the
+    /// consumer comes back, goes on from the value it was given. (Found by the churn test below:
+    /// the group's own comparison had kept a value the member never heard, and the next call's
+    /// `old` was that value.)
+    @Test func anIsEqualMemberCutOffByItsConsumerLeavingGoesOnFromWhatItHeard() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let calls = Recorder<Call>()
+        let bag = ConsumerBag()
+        consumer.add(\.counter) { new in
+            if new == 3 { bag.removeAll() }  // leaves before the member below hears 3
+        }
+        consumer.add(\.counter, isEqual: { abs($0 - $1) < 3 }) { old, new in calls.append(Call(old: old, new: new)) }
+        store.subscribe(consumer).store(in: bag)
+        for _ in 0..<4 { store.dispatch(CounterAction.increment) }  // 3 unheard; away at 4
+        let subscription = store.subscribe(consumer)  // catches up: 0 → 4
+        for _ in 0..<3 { store.dispatch(CounterAction.increment) }  // 5, 6 equal to 4; 7 is not
+
+        // Before the fix: [0→4, 3→6] (3 is the value the member never heard).
+        #expect(calls.values == [Call(old: 0, new: 4), Call(old: 4, new: 7)])
+        subscription.cancel()
+        consumer.removeAll()
+    }
+
     /// One thread subscribes and cancels the consumer over and over while four others dispatch:
-    /// across every absence, the chain of `old` and `new` holds. (An `isEqual:` member breaks the
-    /// chain here in about half the runs, a library bug reported with issue 10: it is not listed
-    /// until that is fixed.)
-    @Test(arguments: [Selection.keyPath, .closureSelector])
+    /// across every absence, the chain of `old` and `new` holds.
+    @Test(arguments: Selection.allCases)
     func aConsumerComingAndGoingWhileThreadsDispatchNeverGoesBackwards(selection: Selection) {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()

@@ -303,6 +303,14 @@ extension TypedGroup: GroupMembers {
             anyFires = anyFires || fires
         }
         missed.removeAll()
+        if changes.count == 1, members.count == 1, let only = changes.first?.value {
+            // A sole member (an `isEqual:` member has a group of its own) that fell behind: the
+            // cell follows what it hears now, or what it heard last. With `isEqual`, the group's
+            // own evaluation may have kept a value the member never heard, and the next change's
+            // `old` would be that value (guarantee 3).
+            cell.previous = only.old
+            cell.last = only.new
+        }
         catchUp = changes
         catchUpChanged = changed
         isCatchingUp = true
