@@ -11,7 +11,7 @@ import Testing
 /// completion signals (an `AsyncStream`, a task's value) rather than waiting on semaphores.
 @discardableResult
 package func finishesWithoutDeadlock(
-    within seconds: Int = 10,
+    within seconds: Int = 120,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ scenario: @escaping @Sendable () async -> Void
 ) async -> Bool {

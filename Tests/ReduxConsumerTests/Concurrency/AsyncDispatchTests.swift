@@ -57,8 +57,13 @@ struct AsyncDispatchTests {
         }
         let unrelatedDone = DispatchSemaphore(value: 0)
         Task.detached { unrelatedDone.signal() }
-        // Generous: other tests may hold pool threads for a while; a blocking `send` never lets go.
-        #expect(unrelatedDone.wait(timeout: .now() + 30) == .success)
+        // Waited for on a thread of its own, not on this test's pool thread (two tests blocking
+        // theirs at once would take a two-thread pool whole). Generous: other tests may hold pool
+        // threads for a while, under a sanitizer for long; a blocking `send` never lets go.
+        let unrelatedRan = await withCheckedContinuation { (verdict: CheckedContinuation<Bool, Never>) in
+            Thread { verdict.resume(returning: unrelatedDone.wait(timeout: .now() + 120) == .success) }.start()
+        }
+        #expect(unrelatedRan)
         // The increment is published (its subscriber is running), and every send still waits.
         #expect(store.state.counter == 1)
         release.signal()
