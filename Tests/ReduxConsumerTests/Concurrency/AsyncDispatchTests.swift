@@ -36,7 +36,7 @@ struct AsyncDispatchTests {
     /// suspend, not block the cooperative pool, so an unrelated task still runs. (A blocking `send`
     /// would take every thread of the pool and the unrelated task would never run: the wait below
     /// turns that into a failure, not a hang.)
-    @Test func sendSuspendsInsteadOfBlockingTheCooperativePool() {
+    @Test func sendSuspendsInsteadOfBlockingTheCooperativePool() async {
         let store = makeStore()
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
@@ -46,7 +46,7 @@ struct AsyncDispatchTests {
             release.wait()
         }
         let holder = spawn { store.dispatch(CounterAction.increment) }
-        entered.wait()
+        #expect(await wait(for: entered))
         let senderCount = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
         let sendersDone = DispatchSemaphore(value: 0)
         for _ in 0..<senderCount {
@@ -60,16 +60,13 @@ struct AsyncDispatchTests {
         // Waited for on a thread of its own, not on this test's pool thread (two tests blocking
         // theirs at once would take a two-thread pool whole). Generous: other tests may hold pool
         // threads for a while, under a sanitizer for long; a blocking `send` never lets go.
-        let unrelatedRan = await withCheckedContinuation { (verdict: CheckedContinuation<Bool, Never>) in
-            Thread { verdict.resume(returning: unrelatedDone.wait(timeout: .now() + 120) == .success) }.start()
-        }
-        #expect(unrelatedRan)
+        #expect(await wait(for: unrelatedDone))
         // The increment is published (its subscriber is running), and every send still waits.
         #expect(store.state.counter == 1)
         release.signal()
         holder.wait()
         for _ in 0..<senderCount {
-            #expect(sendersDone.wait(timeout: .now() + 30) == .success)
+            #expect(await wait(for: sendersDone))
         }
         #expect(store.state.counter == 1 - senderCount)
         subscription.cancel()
@@ -103,5 +100,14 @@ struct AsyncDispatchTests {
         await done.withLock { $0 }?.value
         #expect(store.state.counter == 10)
         subscription.cancel()
+    }
+}
+
+/// Waits for `semaphore` on a thread of its own, so that the test's pool thread stays free (two
+/// tests blocking theirs at once would take a two-thread pool whole). Generous: other tests may
+/// hold pool threads for a while, under a sanitizer for long.
+private func wait(for semaphore: DispatchSemaphore, seconds: Int = 120) async -> Bool {
+    await withCheckedContinuation { (verdict: CheckedContinuation<Bool, Never>) in
+        Thread { verdict.resume(returning: semaphore.wait(timeout: .now() + .seconds(seconds)) == .success) }.start()
     }
 }
