@@ -120,21 +120,25 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// What ends with the store: async sequences to finish, waits to end (made on first use: a
     /// store that never streams or waits has none).
     var teardown: Teardown {
-        drain.locked {
-            if let teardown = shared.teardown { return teardown }
-            let teardown = Teardown(isDone: shared.isTornDown)
-            shared.teardown = teardown
-            return teardown
-        }
+        part(\.teardown) { Teardown(isDone: $0) }
     }
 
     /// The effects running for the store (made on first use).
     var effects: EffectRunner {
+        part(\.effects) { EffectRunner(isClosed: $0) }
+    }
+
+    /// The part of the store kept at `slot`, made by `make` on first use (told whether the store
+    /// is torn down already, so that a part made late starts finished).
+    private func part<Part>(
+        _ slot: ReferenceWritableKeyPath<StoreShared<State>, Part?>,
+        _ make: (_ isTornDown: Bool) -> Part
+    ) -> Part {
         drain.locked {
-            if let effects = shared.effects { return effects }
-            let effects = EffectRunner(isClosed: shared.isTornDown)
-            shared.effects = effects
-            return effects
+            if let part = shared[keyPath: slot] { return part }
+            let part = make(shared.isTornDown)
+            shared[keyPath: slot] = part
+            return part
         }
     }
 
