@@ -19,21 +19,24 @@ struct SlotList<Element> {
     /// Inserted during an iteration, in arrival order; merged when the last iteration ends.
     @usableFromInline var pending: [(identifier: UInt64, element: Element)] = []
     @usableFromInline var holes = 0
-    @usableFromInline var iterationDepth = 0
+    @usableFromInline var iterationDepth: Int32 = 0
+    /// `pending.count`, kept where unspecialised code reads it without the array's type metadata
+    /// (a lookup costs more than a removal); two 32-bit counters share one word.
+    @usableFromInline var pendingCount: Int32 = 0
 
     @inlinable
     init() {}
 
     /// The number of live elements, pending ones included.
     @inlinable
-    var count: Int { elements.count - holes + pending.count }
+    var count: Int { identifiers.count - holes + Int(pendingCount) }
 
     @inlinable
     var isEmpty: Bool { count == 0 }
 
     /// The number of slots an iteration walks (holes included, pending ones excluded).
     @inlinable
-    var slotCount: Int { elements.count }
+    var slotCount: Int { identifiers.count }
 
     /// The live element in `slot`, or `nil` for a hole.
     @inlinable
@@ -65,6 +68,7 @@ struct SlotList<Element> {
     mutating func insert(_ element: Element, identifier: UInt64) {
         guard iterationDepth == 0 else {
             pending.append((identifier, element))
+            pendingCount += 1
             return
         }
         place(element, identifier: identifier)
@@ -82,7 +86,8 @@ struct SlotList<Element> {
             compactIfWorthIt()
             return element
         }
-        if let index = pending.firstIndex(where: { $0.identifier == identifier }) {
+        if pendingCount > 0, let index = pending.firstIndex(where: { $0.identifier == identifier }) {
+            pendingCount -= 1
             return pending.remove(at: index).element
         }
         return nil
@@ -100,8 +105,11 @@ struct SlotList<Element> {
                 holes += 1
             }
         }
-        removed += pending.map(\.element)
-        pending.removeAll()
+        if pendingCount > 0 {
+            removed += pending.map(\.element)
+            pending.removeAll()
+            pendingCount = 0
+        }
         compactIfWorthIt()
         return removed
     }
@@ -112,7 +120,7 @@ struct SlotList<Element> {
         if let slot = slot(of: identifier), elements[slot] != nil {
             return true
         }
-        return pending.contains { $0.identifier == identifier }
+        return pendingCount > 0 && pending.contains { $0.identifier == identifier }
     }
 
     /// Starts an iteration over `0..<slotCount`: slots stay put until the matching
@@ -127,9 +135,10 @@ struct SlotList<Element> {
     mutating func endIteration() {
         iterationDepth -= 1
         guard iterationDepth == 0 else { return }
-        if !pending.isEmpty {
+        if pendingCount > 0 {
             let arrivals = pending
             pending.removeAll()
+            pendingCount = 0
             for (identifier, element) in arrivals {
                 place(element, identifier: identifier)
             }
@@ -180,7 +189,7 @@ struct SlotList<Element> {
     /// Squeezes out holes once they outnumber the live elements, unless an iteration runs.
     @inlinable
     mutating func compactIfWorthIt() {
-        guard iterationDepth == 0, holes > 0, holes * 2 >= elements.count else { return }
+        guard iterationDepth == 0, holes > 0, holes * 2 >= identifiers.count else { return }
         var kept = 0
         for slot in elements.indices {
             guard let element = elements[slot] else { continue }
