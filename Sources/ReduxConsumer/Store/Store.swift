@@ -92,7 +92,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         let core = DrainBound(StoreCore(state: initialState, middleware: middleware), drain: drain)
         self.core = core
         // Weak: a subscribed consumer refers to the host, and the core keeps the consumer.
-        host = ConsumerHost(drain: drain, storeName: "Store<\(State.self)>") { [weak core] body in
+        host = ConsumerHost(drain: drain, isStore: true) { [weak core] body in
             guard let core else { return false }
             body(UnsafeMutableRawPointer(core.value.state))
             return true
