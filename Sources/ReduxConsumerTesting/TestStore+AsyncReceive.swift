@@ -44,13 +44,9 @@ extension TestStore {
         isolation: isolated (any Actor)? = #isolation,
         _ updateExpectedState: ((inout State) -> Void)? = nil
     ) async {
-        await receive(
-            rendered(action: action),
-            matching: { $0 as? ReceivedAction == action },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-            updateExpectedState
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.store, action, timeout: timeout, at: site)
+        await receive(reception, matching: { $0 as? ReceivedAction == action }, updateExpectedState)
     }
 
     /// Checks that the next action dispatched to the store is of `type` and satisfies `isMatch`,
@@ -85,13 +81,9 @@ extension TestStore {
         isolation: isolated (any Actor)? = #isolation,
         _ updateExpectedState: ((inout State) -> Void)? = nil
     ) async {
-        await receive(
-            "a \(ReceivedAction.self) action matching the predicate",
-            matching: { ($0 as? ReceivedAction).map(isMatch) ?? false },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-            updateExpectedState
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.store, ReceivedAction.self, timeout: timeout, at: site)
+        await receive(reception, matching: { ($0 as? ReceivedAction).map(isMatch) ?? false }, updateExpectedState)
     }
 
     /// Checks the next action that reached the global store of a page under test, suspending
@@ -120,12 +112,9 @@ extension TestStore {
         column: UInt = #column,
         isolation: isolated (any Actor)? = #isolation
     ) async {
-        await receiveGlobal(
-            "global action \(rendered(action: action))",
-            matching: { $0 as? GlobalAction == action },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.global, action, timeout: timeout, at: site)
+        await receive(reception, matching: { $0 as? GlobalAction == action })
     }
 
     /// Checks that the next action that reached the global store of a page under test is of
@@ -152,61 +141,33 @@ extension TestStore {
         column: UInt = #column,
         isolation: isolated (any Actor)? = #isolation
     ) async {
-        await receiveGlobal(
-            "a global \(GlobalAction.self) action matching the predicate",
-            matching: { ($0 as? GlobalAction).map(isMatch) ?? false },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.global, GlobalAction.self, timeout: timeout, at: site)
+        await receive(reception, matching: { ($0 as? GlobalAction).map(isMatch) ?? false })
     }
 
-    private func receiveGlobal(
-        _ expectation: String,
-        matching isMatch: (any Action) -> Bool,
-        timeout: Double,
-        at site: CallSite,
-        isolation: isolated (any Actor)? = #isolation
-    ) async {
-        let index = await waitForAction(matching: isMatch, timeout: timeout) { globalActions }
-        checkGlobal(at: index, expecting: expectation, matching: isMatch, timeout: timeout, at: site)
-    }
-
+    /// The steps `receive` and `receiveGlobal` take, waiting, suspended, for the action to check
+    /// (see ``nextCandidate(for:matching:)``) up to the step's timeout or until the task is
+    /// cancelled.
     private func receive(
-        _ expectation: String,
+        _ reception: Reception,
         matching isMatch: (any Action) -> Bool,
-        timeout: Double,
-        at site: CallSite,
         isolation: isolated (any Actor)? = #isolation,
-        _ updateExpectedState: ((inout State) -> Void)?
+        _ updateExpectedState: ((inout State) -> Void)? = nil
     ) async {
-        settleFirings(before: "receive(\(expectation))", at: site)
-        let index = await waitForAction(matching: isMatch, timeout: timeout) { receivedEvents.map(\.action) }
-        checkReceived(
-            at: index, expecting: expectation, matching: isMatch, timeout: timeout, at: site, updateExpectedState)
-    }
-
-    /// Waits, suspended, for the action to check next among `actions()` (see
-    /// ``candidate(in:matching:)``). Returns its index, or `nil` after `timeout` seconds or when the
-    /// task is cancelled.
-    private func waitForAction(
-        matching isMatch: (any Action) -> Bool,
-        timeout: Double,
-        isolation: isolated (any Actor)? = #isolation,
-        in actions: () -> [any Action]
-    ) async -> Int? {
+        begin(reception)
         let start = DispatchTime.now().uptimeNanoseconds
-        let limit = nanoseconds(timeout)
+        let limit = nanoseconds(reception.timeout)
+        var index: Int?
         while true {
             await completeEvents()
-            absorb(log.take())
-            if let index = candidate(in: actions(), matching: isMatch) {
-                return index
-            }
+            index = nextCandidate(for: reception, matching: isMatch)
             let elapsed = DispatchTime.now().uptimeNanoseconds - start
-            if elapsed >= limit || Task.isCancelled {
-                return nil
+            if index != nil || elapsed >= limit || Task.isCancelled {
+                break
             }
             await log.news(withinNanoseconds: limit - elapsed)
         }
+        end(reception, at: index, matching: isMatch, updateExpectedState)
     }
 }

@@ -52,21 +52,22 @@ extension TestStore {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        let log = EventLog<State>()
+        let instrumented = Instrumented(reducer, middleware)
         let page = PageStore(
             global: global,
             initialState: initialState,
-            reducer: recording(reducer, into: log),
-            middleware: [sendMarker(log)] + middleware,
+            reducer: instrumented.reducer,
+            middleware: instrumented.middleware,
             effects: effects
         )
         self.init(
             subject: Subject(page: page),
-            log: log,
+            log: instrumented.log,
             consumer: page.consumer,
             subscriptions: [],
             site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         )
+        let log = instrumented.log
         globalRecording = global.observeActions { log.didReduceGlobal($0) }
     }
 

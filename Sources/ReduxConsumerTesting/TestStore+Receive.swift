@@ -43,13 +43,9 @@ extension TestStore {
         column: UInt = #column,
         _ updateExpectedState: ((inout State) -> Void)? = nil
     ) {
-        receive(
-            rendered(action: action),
-            matching: { $0 as? ReceivedAction == action },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-            updateExpectedState
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.store, action, timeout: timeout, at: site)
+        receive(reception, matching: { $0 as? ReceivedAction == action }, updateExpectedState)
     }
 
     /// Checks that the next action dispatched to the store is of `type` and satisfies `isMatch`,
@@ -84,13 +80,9 @@ extension TestStore {
         column: UInt = #column,
         _ updateExpectedState: ((inout State) -> Void)? = nil
     ) {
-        receive(
-            "a \(ReceivedAction.self) action matching the predicate",
-            matching: { ($0 as? ReceivedAction).map(isMatch) ?? false },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-            updateExpectedState
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.store, ReceivedAction.self, timeout: timeout, at: site)
+        receive(reception, matching: { ($0 as? ReceivedAction).map(isMatch) ?? false }, updateExpectedState)
     }
 
     /// Checks the next action that reached the global store of a page under test, typically one
@@ -121,12 +113,9 @@ extension TestStore {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        receiveGlobal(
-            "global action \(rendered(action: action))",
-            matching: { $0 as? GlobalAction == action },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.global, action, timeout: timeout, at: site)
+        receive(reception, matching: { $0 as? GlobalAction == action })
     }
 
     /// Checks that the next action that reached the global store of a page under test is of
@@ -157,55 +146,29 @@ extension TestStore {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        receiveGlobal(
-            "a global \(GlobalAction.self) action matching the predicate",
-            matching: { ($0 as? GlobalAction).map(isMatch) ?? false },
-            timeout: timeout,
-            at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        )
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reception = Reception(.global, GlobalAction.self, timeout: timeout, at: site)
+        receive(reception, matching: { ($0 as? GlobalAction).map(isMatch) ?? false })
     }
 
-    private func receiveGlobal(
-        _ expectation: String,
-        matching isMatch: (any Action) -> Bool,
-        timeout: Double,
-        at site: CallSite
-    ) {
-        let index = waitForAction(matching: isMatch, timeout: timeout) { globalActions }
-        checkGlobal(at: index, expecting: expectation, matching: isMatch, timeout: timeout, at: site)
-    }
-
+    /// The steps `receive` and `receiveGlobal` take, waiting, blocking the calling thread, for the
+    /// action to check (see ``nextCandidate(for:matching:)``) up to the step's timeout.
     private func receive(
-        _ expectation: String,
+        _ reception: Reception,
         matching isMatch: (any Action) -> Bool,
-        timeout: Double,
-        at site: CallSite,
-        _ updateExpectedState: ((inout State) -> Void)?
+        _ updateExpectedState: ((inout State) -> Void)? = nil
     ) {
-        settleFirings(before: "receive(\(expectation))", at: site)
-        let index = waitForAction(matching: isMatch, timeout: timeout) { receivedEvents.map(\.action) }
-        checkReceived(
-            at: index, expecting: expectation, matching: isMatch, timeout: timeout, at: site, updateExpectedState)
-    }
-
-    /// Waits, blocking the calling thread, for the action to check next among `actions()` (see
-    /// ``candidate(in:matching:)``). Returns its index, or `nil` after `timeout` seconds.
-    private func waitForAction(
-        matching isMatch: (any Action) -> Bool,
-        timeout: Double,
-        in actions: () -> [any Action]
-    ) -> Int? {
-        let deadline = Deadline(secondsFromNow: timeout)
+        begin(reception)
+        let deadline = Deadline(secondsFromNow: reception.timeout)
+        var index: Int?
         while true {
             completeEventsNow()
-            absorb(log.take())
-            if let index = candidate(in: actions(), matching: isMatch) {
-                return index
-            }
-            if deadline.hasPassed {
-                return nil
+            index = nextCandidate(for: reception, matching: isMatch)
+            if index != nil || deadline.hasPassed {
+                break
             }
             log.waitForNews(until: deadline)
         }
+        end(reception, at: index, matching: isMatch, updateExpectedState)
     }
 }

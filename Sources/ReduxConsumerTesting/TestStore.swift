@@ -183,17 +183,17 @@ public final class TestStore<State: Equatable & Sendable> {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        let log = EventLog<State>()
+        let instrumented = Instrumented(reducer, middleware)
         let store = Store(
             initialState: initialState,
-            reducer: recording(reducer, into: log),
-            middleware: [sendMarker(log)] + middleware,
+            reducer: instrumented.reducer,
+            middleware: instrumented.middleware,
             effects: effects
         )
         let consumer = StateConsumer<State>()
         self.init(
             subject: Subject(store: store),
-            log: log,
+            log: instrumented.log,
             consumer: consumer,
             subscriptions: [store.subscribe(consumer)],
             site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)

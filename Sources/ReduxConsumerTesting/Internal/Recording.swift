@@ -44,3 +44,18 @@ func sendMarker<State>(_ log: EventLog<State>) -> Middleware<State> {
         }
     }
 }
+
+/// The reducer and middleware under test as a test store builds its store (plain or page) from
+/// them: the reducer records into `log`, and ``sendMarker(_:)`` is the outermost middleware.
+struct Instrumented<State: Sendable> {
+    let log: EventLog<State>
+    let reducer: Reducer<State>
+    let middleware: [Middleware<State>]
+
+    init(_ reducer: Reducer<State>, _ middleware: [Middleware<State>]) {
+        let log = EventLog<State>()
+        self.log = log
+        self.reducer = recording(reducer, into: log)
+        self.middleware = [sendMarker(log)] + middleware
+    }
+}
