@@ -1,4 +1,4 @@
-/// The demo's global state: the seed's counter, name and works, plus the seed's `AppState` for
+/// The demo's global state: ReSwift-Consumer's counter, name and works, plus ReSwift-Consumer's `AppState` for
 /// pages (authentication and whether the app is in the foreground).
 ///
 /// `Codable` so that `consumer-demo record` can snapshot it and hash it (`StateHash.structural`).

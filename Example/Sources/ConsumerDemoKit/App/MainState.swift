@@ -1,10 +1,10 @@
 import ReduxConsumer
 
-/// The seed's page state for `MainVc`: it lives as long as the page that owns it.
+/// ReSwift-Consumer's page state for `MainVc`: it lives as long as the page that owns it.
 struct MainState: Equatable, Sendable {
     var count: Int
 
-    /// The seed starts the count at 10; a page opened by a logged-out user starts at 0.
+    /// ReSwift-Consumer's example starts the count at 10; a page opened by a logged-out user starts at 0.
     init(global: AppState) {
         count = global.auth.isLoggedIn ? 10 : 0
     }

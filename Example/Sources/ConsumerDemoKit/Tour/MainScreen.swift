@@ -1,7 +1,7 @@
 import ReduxConsumer
 import ReduxConsumerDiff
 
-/// The seed's `MainVc`: a screen that owns a page store, consumes one global property and one page
+/// ReSwift-Consumer's `MainVc`: a screen that owns a page store, consumes one global property and one page
 /// property, and takes them all away when it goes.
 ///
 /// It holds the page, the page holds the consumers, and the consumers hold the screen weakly (the

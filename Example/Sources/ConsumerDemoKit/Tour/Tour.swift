@@ -4,9 +4,9 @@ import ReduxConsumerDiff
 /// The built-in scenario `consumer-demo` runs without arguments: the library's whole story in a
 /// screenful, deterministic so it doubles as a golden test.
 ///
-/// 1. A global store with a `StateConsumer` on the seed's counter, name and works, and the logging
+/// 1. A global store with a `StateConsumer` on ReSwift-Consumer's counter, name and works, and the logging
 ///    middleware printing each action's diff; then a `ConsumerBag` removes the consumers.
-/// 2. The seed's `MainVc`: a page store built from the global state, consuming a global and a page
+/// 2. ReSwift-Consumer's `MainVc`: a page store built from the global state, consuming a global and a page
 ///    property, released with its owner; the global store's subscriber count shows it.
 struct Tour {
     let console: Console
@@ -33,7 +33,7 @@ struct Tour {
     private func consumers(_ store: Store<AppState>) {
         heading(
             "1. Consumers fire only for what they select",
-            "A StateConsumer selects counter, name and works (the seed's CounterViewController),",
+            "A StateConsumer selects counter, name and works (ReSwift-Consumer's CounterViewController),",
             "and a Derived summary of name and works, computed only when one of them changes;",
             "the logging middleware (ActionLogger) prints the diff of every action."
         )
@@ -74,7 +74,7 @@ struct Tour {
 
     private func page(_ store: Store<AppState>) {
         heading(
-            "2. A page store lives as long as its owner (the seed's MainVc)",
+            "2. A page store lives as long as its owner (ReSwift-Consumer's MainVc)",
             "MainVc opens a PageStore<MainState, AppState> whose count starts at 10 because alice",
             "is logged in; it consumes AppState.foreground and MainState.count, and sends global",
             "changes to the global store."
