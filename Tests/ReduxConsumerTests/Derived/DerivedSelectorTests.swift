@@ -161,4 +161,35 @@ struct DerivedSelectorTests {
         #expect(seen.values == ["1→3"])
         #expect(calls.count == 2)
     }
+
+    /// Reads keep a derived value's memo unretained while its function runs: the members (and
+    /// their evaluation) going away from inside the function must not take the memo with them.
+    @Test func aDerivationThatRemovesTheMembersWatchingItLeavesTheStoreWorking() {
+        let tokens = Lock<[ConsumerToken]>([])
+        let count = Derived(\ShopState.orders) { orders in orders.count }
+        let removing = Derived(count, Derived(\ShopState.taxPercent)) { count, tax in
+            let members = tokens.withLock { members in
+                defer { members = [] }
+                return members
+            }
+            for member in members { member.cancel() }
+            return count + tax
+        }
+        let store = Store(initialState: ShopState(), reducer: shopReducer)
+        let consumer = StateConsumer<ShopState>()
+        let counts = Recorder<Int>()
+        consumer.add(count) { new in counts.append(new) }
+        let subscription = store.subscribe(consumer)
+        let members = (0..<3).map { _ in consumer.add(removing) { _ in } }
+        tokens.withLock { $0 = members }
+        store.dispatch(ShopAction.add(1))
+        store.dispatch(ShopAction.add(2))
+        let last = consumer.add(removing) { _ in }
+        tokens.withLock { $0 = [last] }
+        store.dispatch(ShopAction.tax(1))
+        store.dispatch(ShopAction.add(3))
+        #expect(counts.values == [1, 2, 3])
+        #expect(consumer.count == 1)
+        subscription.cancel()
+    }
 }
