@@ -42,6 +42,9 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         /// Whether this value has inputs and a function (memoised), or is a key path of the state
         /// (read directly).
         @usableFromInline let hasInputs: Bool
+        /// For a key path to a stored property: its byte offset in `State`, which a derived value
+        /// reading it loads directly; -1 otherwise.
+        @usableFromInline let storedOffset: Int
         /// Brings a memo made by `makeMemo` up to date for the cache's pass: reads the inputs,
         /// and calls the derivation function only when one of them changed.
         @usableFromInline let refresh:
@@ -56,6 +59,11 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         @inlinable
         init(selection: Selection<State, Value>) {
             hasInputs = false
+            if case .offset(let offset) = selection {
+                storedOffset = offset
+            } else {
+                storedOffset = -1
+            }
             refresh = { _, _, _ in preconditionFailure("a key path has no memo") }
             makeMemo = { _, _ in preconditionFailure("a key path has no memo") }
             self.selection = selection
@@ -67,6 +75,7 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             refresh: @escaping @Sendable (UnsafeMutableRawPointer, DerivationCache, AnyObject) -> Void
         ) {
             hasInputs = true
+            storedOffset = -1
             self.refresh = refresh
             self.makeMemo = makeMemo
             selection = nil
@@ -102,7 +111,8 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         definition = Definition(makeMemo: makeMemo) { state, cache, memo in
             let memo = unsafeDowncast(memo, to: DerivedInputsMemo<A, Value>.self)
             memo.pass = cache.pass
-            let value = input.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: memo.inputMemos[0])
+            let value = input.read(
+                state.assumingMemoryBound(to: State.self), cache: cache, inputMemos: memo.inputMemos, at: 0)
             guard value != memo.inputs else { return }
             let output = transform(value)
             memo.inputs = value
@@ -144,8 +154,8 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             memo.pass = cache.pass
             let state = state.assumingMemoryBound(to: State.self)
             let values = (
-                a.read(state, cache: cache, memo: memo.inputMemos[0]),
-                b.read(state, cache: cache, memo: memo.inputMemos[1])
+                a.read(state, cache: cache, inputMemos: memo.inputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.inputMemos, at: 1)
             )
             guard values != memo.inputs else { return }
             let output = transform(values.0, values.1)
@@ -185,9 +195,9 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             memo.pass = cache.pass
             let state = state.assumingMemoryBound(to: State.self)
             let values = (
-                a.read(state, cache: cache, memo: memo.inputMemos[0]),
-                b.read(state, cache: cache, memo: memo.inputMemos[1]),
-                c.read(state, cache: cache, memo: memo.inputMemos[2])
+                a.read(state, cache: cache, inputMemos: memo.inputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.inputMemos, at: 1),
+                c.read(state, cache: cache, inputMemos: memo.inputMemos, at: 2)
             )
             guard values != memo.inputs else { return }
             let output = transform(values.0, values.1, values.2)
@@ -234,10 +244,10 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             memo.pass = cache.pass
             let state = state.assumingMemoryBound(to: State.self)
             let values = (
-                a.read(state, cache: cache, memo: memo.inputMemos[0]),
-                b.read(state, cache: cache, memo: memo.inputMemos[1]),
-                c.read(state, cache: cache, memo: memo.inputMemos[2]),
-                d.read(state, cache: cache, memo: memo.inputMemos[3])
+                a.read(state, cache: cache, inputMemos: memo.inputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.inputMemos, at: 1),
+                c.read(state, cache: cache, inputMemos: memo.inputMemos, at: 2),
+                d.read(state, cache: cache, inputMemos: memo.inputMemos, at: 3)
             )
             guard values != memo.inputs else { return }
             let output = transform(values.0, values.1, values.2, values.3)
@@ -318,6 +328,22 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             memo = self.memo(state, cache: cache)
         }
         return read(state, cache: cache, memo: memo)
+    }
+
+    /// The value of this input of another derived value for the state at `state`.
+    ///
+    /// - Parameters:
+    ///   - inputMemos: The memos of the other value's inputs (see ``DerivedInputsMemo``).
+    ///   - index: The index of this input.
+    @inlinable @inline(__always)
+    func read(_ state: UnsafeMutablePointer<State>, cache: DerivationCache, inputMemos: [AnyObject?], at index: Int)
+        -> Value
+    {
+        let offset = definition.storedOffset
+        if offset >= 0 {
+            return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
+        }
+        return read(state, cache: cache, memo: inputMemos[index])
     }
 
     /// The value for the state at `state`, given this value's memo in `cache` (see
