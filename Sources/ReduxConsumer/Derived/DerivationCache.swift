@@ -73,12 +73,16 @@ final class DerivedInputsMemo<Inputs, Value>: DerivedMemo<Value> {
     /// The memos of the inputs that are derived values with inputs (`nil` for a key path), found
     /// once when this memo is made, and kept alive with it.
     @usableFromInline let inputMemos: [AnyObject?]
+    /// `inputMemos`, unretained: what a refresh reads (see ``Derived``'s reads for why).
+    /// `inputMemos` holds each of them for as long as this memo lives.
+    @usableFromInline let unretainedInputMemos: [Unmanaged<AnyObject>?]
     /// The inputs `output` was computed from (see ``DerivedMemo`` for `@exclusivity`).
     @exclusivity(unchecked) @usableFromInline final var inputs: Inputs
 
     @inlinable
     init(pass: UInt64, inputs: Inputs, output: Value, inputMemos: [AnyObject?]) {
         self.inputMemos = inputMemos
+        unretainedInputMemos = inputMemos.map { $0.map(Unmanaged.passUnretained) }
         self.inputs = inputs
         super.init(pass: pass, output: output)
     }

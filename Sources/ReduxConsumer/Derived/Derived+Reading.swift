@@ -17,7 +17,17 @@ extension Derived {
         if memo == nil {
             memo = self.memo(state, cache: cache)
         }
-        return read(state, cache: cache, memo: memo)
+        // Unretained: `memo` is the caller's (an evaluation's cell) for as long as the read lasts.
+        return read(state, cache: cache, unretainedMemo: memo.map(Unmanaged.passUnretained))
+    }
+
+    /// The value for the state at `state`, given this value's memo in `cache` (see
+    /// ``memo(_:cache:)``; `nil` for a key path).
+    @inlinable
+    func read(_ state: UnsafeMutablePointer<State>, cache: DerivationCache, memo: AnyObject?) -> Value {
+        withExtendedLifetime(memo) {
+            read(state, cache: cache, unretainedMemo: memo.map(Unmanaged.passUnretained))
+        }
     }
 
     /// The value of this input of another derived value for the state at `state`.
@@ -26,29 +36,32 @@ extension Derived {
     ///   - inputMemos: The memos of the other value's inputs (see ``DerivedInputsMemo``).
     ///   - index: The index of this input.
     @inlinable @inline(__always)
-    func read(_ state: UnsafeMutablePointer<State>, cache: DerivationCache, inputMemos: [AnyObject?], at index: Int)
-        -> Value
-    {
+    func read(
+        _ state: UnsafeMutablePointer<State>, cache: DerivationCache, inputMemos: [Unmanaged<AnyObject>?], at index: Int
+    ) -> Value {
         let offset = definition.storedOffset
         if offset >= 0 {
             return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
         }
-        return read(state, cache: cache, memo: inputMemos[index])
+        return read(state, cache: cache, unretainedMemo: inputMemos[index])
     }
 
     /// The value for the state at `state`, given this value's memo in `cache` (see
-    /// ``memo(_:cache:)``; `nil` for a key path).
+    /// ``memo(_:cache:)``; `nil` for a key path), unretained.
+    ///
+    /// Unretained, because whoever holds the memo (an evaluation's cell, or the memo of a derived
+    /// value that reads this one) sets it once and outlives the read, so it cannot be released
+    /// during it; retaining it would cost twice a plain retain, as the cache's weak reference moves
+    /// its count to a side table.
     @inlinable @inline(__always)
-    func read(_ state: UnsafeMutablePointer<State>, cache: DerivationCache, memo: AnyObject?) -> Value {
-        guard memo != nil else {
+    func read(_ state: UnsafeMutablePointer<State>, cache: DerivationCache, unretainedMemo: Unmanaged<AnyObject>?)
+        -> Value
+    {
+        guard let unretainedMemo else {
             // Only a key path has no memo (see `Definition`).
             return definition.selection.unsafelyUnwrapped.read(state)
         }
-        // Unretained: whoever holds `memo` (an evaluation's cell, or the memo of a derived value
-        // that reads this one) sets it once and outlives this read, so it cannot be released
-        // during it; retaining it would cost twice a plain retain, as the cache's weak reference
-        // moves its count to a side table.
-        return Unmanaged.passUnretained(memo.unsafelyUnwrapped)._withUnsafeGuaranteedRef { memo in
+        return unretainedMemo._withUnsafeGuaranteedRef { memo in
             // Made by `definition.makeMemo`: a `DerivedInputsMemo<_, Value>` (checked in debug
             // builds).
             let memoised = unsafeDowncast(memo, to: DerivedMemo<Value>.self)

@@ -112,7 +112,7 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             let memo = unsafeDowncast(memo, to: DerivedInputsMemo<A, Value>.self)
             memo.pass = cache.pass
             let value = input.read(
-                state.assumingMemoryBound(to: State.self), cache: cache, inputMemos: memo.inputMemos, at: 0)
+                state.assumingMemoryBound(to: State.self), cache: cache, inputMemos: memo.unretainedInputMemos, at: 0)
             guard value != memo.inputs else { return }
             let output = transform(value)
             memo.inputs = value
@@ -154,8 +154,8 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             memo.pass = cache.pass
             let state = state.assumingMemoryBound(to: State.self)
             let values = (
-                a.read(state, cache: cache, inputMemos: memo.inputMemos, at: 0),
-                b.read(state, cache: cache, inputMemos: memo.inputMemos, at: 1)
+                a.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 1)
             )
             guard values != memo.inputs else { return }
             let output = transform(values.0, values.1)
@@ -195,9 +195,9 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             memo.pass = cache.pass
             let state = state.assumingMemoryBound(to: State.self)
             let values = (
-                a.read(state, cache: cache, inputMemos: memo.inputMemos, at: 0),
-                b.read(state, cache: cache, inputMemos: memo.inputMemos, at: 1),
-                c.read(state, cache: cache, inputMemos: memo.inputMemos, at: 2)
+                a.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 1),
+                c.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 2)
             )
             guard values != memo.inputs else { return }
             let output = transform(values.0, values.1, values.2)
@@ -244,10 +244,10 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
             memo.pass = cache.pass
             let state = state.assumingMemoryBound(to: State.self)
             let values = (
-                a.read(state, cache: cache, inputMemos: memo.inputMemos, at: 0),
-                b.read(state, cache: cache, inputMemos: memo.inputMemos, at: 1),
-                c.read(state, cache: cache, inputMemos: memo.inputMemos, at: 2),
-                d.read(state, cache: cache, inputMemos: memo.inputMemos, at: 3)
+                a.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 1),
+                c.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 2),
+                d.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 3)
             )
             guard values != memo.inputs else { return }
             let output = transform(values.0, values.1, values.2, values.3)
