@@ -192,4 +192,27 @@ struct DerivedSelectorTests {
         #expect(consumer.count == 1)
         subscription.cancel()
     }
+
+    /// The derivation function is user code: it runs outside the store's lock, so it may read the
+    /// store (here, from the function of a value watched by a subscribed consumer).
+    @Test func aDerivationRunsOutsideTheStoresLock() {
+        let storeBox = Lock<Store<ShopState>?>(nil)
+        let readsTheStore = Derived(\ShopState.orders) { orders in
+            let store = storeBox.withLock { $0 }
+            return orders.count * 100 + (store?.state.taxPercent ?? -1)
+        }
+        let store = Store(initialState: ShopState(taxPercent: 7), reducer: shopReducer)
+        storeBox.withLock { $0 = store }
+        let consumer = StateConsumer<ShopState>()
+        let seen = Recorder<String>()
+        consumer.add(readsTheStore) { old, new in seen.append("\(old)→\(new)") }
+        let finished = finishesWithoutDeadlock {
+            let subscription = store.subscribe(consumer)
+            store.dispatch(ShopAction.add(1))
+            store.dispatch(ShopAction.add(2))
+            subscription.cancel()
+        }
+        #expect(finished)
+        #expect(seen.values == ["7→107", "107→207"])
+    }
 }
