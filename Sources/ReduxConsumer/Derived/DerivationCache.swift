@@ -77,7 +77,7 @@ final class DerivedInputsMemo<Inputs, Value>: DerivedMemo<Value> {
     /// `inputMemos` holds each of them for as long as this memo lives.
     @usableFromInline let unretainedInputMemos: [Unmanaged<AnyObject>?]
     /// The inputs `output` was computed from (see ``DerivedMemo`` for `@exclusivity`).
-    @exclusivity(unchecked) @usableFromInline final var inputs: Inputs
+    @exclusivity(unchecked) @usableFromInline var inputs: Inputs
 
     @inlinable
     init(pass: UInt64, inputs: Inputs, output: Value, inputMemos: [AnyObject?]) {
