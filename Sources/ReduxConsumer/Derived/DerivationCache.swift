@@ -5,13 +5,20 @@
 /// Confined to its engine's drain, like the engine.
 @usableFromInline
 final class DerivationCache {
+    // `@exclusivity(unchecked)` on `pass`: read by every derived read; the cache is confined to
+    // its engine's drain (the engine's entry points check it in debug builds) and no access spans
+    // user code, so accesses never overlap.
+
     /// Advanced before every pass, and before every admission that reads the state: a memo
     /// computed in this pass is reused as it is.
-    @usableFromInline private(set) var pass: UInt64 = 1
+    @exclusivity(unchecked) @usableFromInline private(set) var pass: UInt64 = 1
     /// Memos by definition, weakly: a memo lives as long as an evaluation or another memo uses it.
-    private var memos: [ObjectIdentifier: Weak] = [:]
+    private var memos: [ObjectIdentifier: Entry] = [:]
 
-    private struct Weak {
+    private struct Entry {
+        /// Held so that its identifier, the key, is not reused by another definition (whose memo
+        /// would have other types) while the entry exists.
+        let definition: AnyObject
         weak var memo: AnyObject?
     }
 
@@ -29,27 +36,54 @@ final class DerivationCache {
         if let memo = memos[key]?.memo {
             return memo
         }
+        // `make` may look up the memos of the definition's inputs: no access to `memos` is open.
         let memo = make()
         if memos.count > 64, memos.count.isMultiple(of: 64) {
             memos = memos.filter { $0.value.memo != nil }
         }
-        memos[key] = Weak(memo: memo)
+        memos[key] = Entry(definition: definition, memo: memo)
         return memo
+    }
+}
+
+/// The last output of one derived value in one engine, and the pass it was last brought up to
+/// date in: what a read needs, without the types of the value's inputs.
+///
+/// Made with its first output (see ``DerivedInputsMemo``), so `output` is never missing.
+@usableFromInline
+class DerivedMemo<Value> {
+    // `@exclusivity(unchecked)` on both: read by every derived read; a memo is reached only from
+    // its engine's ``DerivationCache`` (confined to the engine's drain), and no access spans the
+    // derivation function (its result is computed first, then stored).
+
+    /// The pass `output` was last checked in.
+    @exclusivity(unchecked) @usableFromInline final var pass: UInt64
+    @exclusivity(unchecked) @usableFromInline final var output: Value
+
+    @inlinable
+    init(pass: UInt64, output: Value) {
+        self.pass = pass
+        self.output = output
     }
 }
 
 /// The last inputs and output of one derived value in one engine.
 @usableFromInline
-final class DerivedMemo<Inputs, Value> {
-    /// The pass `output` was last checked in.
-    @usableFromInline var pass: UInt64 = 0
-    @usableFromInline var inputs: Inputs?
-    @usableFromInline var output: Value?
-    /// The memos of the derived values this one reads, kept alive with it.
-    @usableFromInline var inputMemos: [AnyObject?]
+final class DerivedInputsMemo<Inputs, Value>: DerivedMemo<Value> {
+    /// The memos of the inputs that are derived values with inputs (`nil` for a key path), found
+    /// once when this memo is made, and kept alive with it.
+    @usableFromInline let inputMemos: [AnyObject?]
+    /// `inputMemos`, unretained: what a refresh reads (see ``Derived``'s reads for why).
+    /// `inputMemos` holds each of them for as long as this memo lives.
+    @usableFromInline let unretainedInputMemos: [Unmanaged<AnyObject>?]
+    /// The inputs `output` was computed from (see ``DerivedMemo`` for `@exclusivity`).
+    @exclusivity(unchecked) @usableFromInline var inputs: Inputs
 
     @inlinable
-    init(inputCount: Int) {
-        inputMemos = Array(repeating: nil, count: inputCount)
+    init(pass: UInt64, inputs: Inputs, output: Value, inputMemos: [AnyObject?]) {
+        self.inputMemos = inputMemos
+        unretainedInputMemos = inputMemos.map { $0.map(Unmanaged.passUnretained) }
+        self.inputs = inputs
+        super.init(pass: pass, output: output)
     }
 }

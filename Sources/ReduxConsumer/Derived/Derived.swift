@@ -32,30 +32,53 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
     /// The shared part of a derived value: how to read it, and its identity.
     @usableFromInline
     final class Definition: @unchecked Sendable {
-        // @unchecked: immutable after `init`; the key paths it holds were given as `Sendable`.
-        /// Set for a derived value that is a key path of the state: read directly, never memoised.
+        // @unchecked: immutable after `init`; the key paths and functions it holds were given as
+        // `Sendable`.
+
+        // The two functions take and return no generic type, and are not optional: a function
+        // stored at a generic type (`Optional`'s payload is one) is called from specialised code
+        // through a re-abstraction thunk allocated per call.
+
+        /// Whether this value has inputs and a function (memoised), or is a key path of the state
+        /// (read directly).
+        @usableFromInline let hasInputs: Bool
+        /// For a key path to a stored property: its byte offset in `State`, which a derived value
+        /// reading it loads directly; -1 otherwise.
+        @usableFromInline let storedOffset: Int
+        /// Brings a memo made by `makeMemo` up to date for the cache's pass: reads the inputs,
+        /// and calls the derivation function only when one of them changed.
+        @usableFromInline let refresh:
+            @Sendable (_ state: UnsafeMutableRawPointer, _ cache: DerivationCache, _ memo: AnyObject) -> Void
+        /// Makes the memo (a ``DerivedInputsMemo``) of this value in a cache, with the inputs and
+        /// output of the state given.
+        @usableFromInline let makeMemo:
+            @Sendable (_ state: UnsafeMutableRawPointer, _ cache: DerivationCache) -> AnyObject
+        /// Set for a derived value that is a key path of the state.
         @usableFromInline let selection: Selection<State, Value>?
-        /// Computes the value with its memo (a ``DerivedMemo``), for a derived value with inputs.
-        @usableFromInline let compute:
-            (@Sendable (_ state: UnsafeMutablePointer<State>, _ cache: DerivationCache, _ memo: AnyObject) -> Value)?
-        /// Makes an empty memo of the right type.
-        @usableFromInline let makeMemo: @Sendable () -> AnyObject
 
         @inlinable
         init(selection: Selection<State, Value>) {
+            hasInputs = false
+            if case .offset(let offset) = selection {
+                storedOffset = offset
+            } else {
+                storedOffset = -1
+            }
+            refresh = { _, _, _ in preconditionFailure("a key path has no memo") }
+            makeMemo = { _, _ in preconditionFailure("a key path has no memo") }
             self.selection = selection
-            compute = nil
-            makeMemo = { DerivedMemo<Void, Void>(inputCount: 0) }
         }
 
         @inlinable
         init(
-            makeMemo: @escaping @Sendable () -> AnyObject,
-            compute: @escaping @Sendable (UnsafeMutablePointer<State>, DerivationCache, AnyObject) -> Value
+            makeMemo: @escaping @Sendable (UnsafeMutableRawPointer, DerivationCache) -> AnyObject,
+            refresh: @escaping @Sendable (UnsafeMutableRawPointer, DerivationCache, AnyObject) -> Void
         ) {
-            selection = nil
-            self.compute = compute
+            hasInputs = true
+            storedOffset = -1
+            self.refresh = refresh
             self.makeMemo = makeMemo
+            selection = nil
         }
     }
 
@@ -79,12 +102,22 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         _ input: Derived<State, A>,
         transform: @escaping @Sendable (A) -> Value
     ) {
-        self.init(
-            inputs: 1,
-            read: { state, cache, memos in input.read(state, cache: cache, memo: &memos[0]) },
-            equal: ==,
-            transform: transform
-        )
+        let makeMemo: @Sendable (UnsafeMutableRawPointer, DerivationCache) -> AnyObject = { state, cache in
+            let state = state.assumingMemoryBound(to: State.self)
+            let memos = [input.memo(state, cache: cache)]
+            let value = input.read(state, cache: cache, memo: memos[0])
+            return DerivedInputsMemo(pass: cache.pass, inputs: value, output: transform(value), inputMemos: memos)
+        }
+        definition = Definition(makeMemo: makeMemo) { state, cache, memo in
+            let memo = unsafeDowncast(memo, to: DerivedInputsMemo<A, Value>.self)
+            memo.pass = cache.pass
+            let value = input.read(
+                state.assumingMemoryBound(to: State.self), cache: cache, inputMemos: memo.unretainedInputMemos, at: 0)
+            guard value != memo.inputs else { return }
+            let output = transform(value)
+            memo.inputs = value
+            memo.output = output
+        }
     }
 
     /// A value computed by `transform` from the values of two inputs, recomputed only when one of
@@ -106,13 +139,29 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         _ b: Derived<State, B>,
         transform: @escaping @Sendable (A, B) -> Value
     ) {
-        let read: @Sendable (UnsafeMutablePointer<State>, DerivationCache, inout [AnyObject?]) -> (A, B) = {
-            state, cache, memos in
-            let first = a.read(state, cache: cache, memo: &memos[0])
-            return (first, b.read(state, cache: cache, memo: &memos[1]))
+        let makeMemo: @Sendable (UnsafeMutableRawPointer, DerivationCache) -> AnyObject = { state, cache in
+            let state = state.assumingMemoryBound(to: State.self)
+            let memos = [a.memo(state, cache: cache), b.memo(state, cache: cache)]
+            let values = (
+                a.read(state, cache: cache, memo: memos[0]),
+                b.read(state, cache: cache, memo: memos[1])
+            )
+            return DerivedInputsMemo(
+                pass: cache.pass, inputs: values, output: transform(values.0, values.1), inputMemos: memos)
         }
-        let equal: @Sendable ((A, B), (A, B)) -> Bool = { lhs, rhs in lhs.0 == rhs.0 && lhs.1 == rhs.1 }
-        self.init(inputs: 2, read: read, equal: equal) { transform($0.0, $0.1) }
+        definition = Definition(makeMemo: makeMemo) { state, cache, memo in
+            let memo = unsafeDowncast(memo, to: DerivedInputsMemo<(A, B), Value>.self)
+            memo.pass = cache.pass
+            let state = state.assumingMemoryBound(to: State.self)
+            let values = (
+                a.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 1)
+            )
+            guard values != memo.inputs else { return }
+            let output = transform(values.0, values.1)
+            memo.inputs = values
+            memo.output = output
+        }
     }
 
     /// A value computed by `transform` from the values of three inputs, recomputed only when one
@@ -130,16 +179,31 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         _ c: Derived<State, C>,
         transform: @escaping @Sendable (A, B, C) -> Value
     ) {
-        let read: @Sendable (UnsafeMutablePointer<State>, DerivationCache, inout [AnyObject?]) -> (A, B, C) = {
-            state, cache, memos in
-            let first = a.read(state, cache: cache, memo: &memos[0])
-            let second = b.read(state, cache: cache, memo: &memos[1])
-            return (first, second, c.read(state, cache: cache, memo: &memos[2]))
+        let makeMemo: @Sendable (UnsafeMutableRawPointer, DerivationCache) -> AnyObject = { state, cache in
+            let state = state.assumingMemoryBound(to: State.self)
+            let memos = [a.memo(state, cache: cache), b.memo(state, cache: cache), c.memo(state, cache: cache)]
+            let values = (
+                a.read(state, cache: cache, memo: memos[0]),
+                b.read(state, cache: cache, memo: memos[1]),
+                c.read(state, cache: cache, memo: memos[2])
+            )
+            return DerivedInputsMemo(
+                pass: cache.pass, inputs: values, output: transform(values.0, values.1, values.2), inputMemos: memos)
         }
-        let equal: @Sendable ((A, B, C), (A, B, C)) -> Bool = { lhs, rhs in
-            lhs.0 == rhs.0 && lhs.1 == rhs.1 && lhs.2 == rhs.2
+        definition = Definition(makeMemo: makeMemo) { state, cache, memo in
+            let memo = unsafeDowncast(memo, to: DerivedInputsMemo<(A, B, C), Value>.self)
+            memo.pass = cache.pass
+            let state = state.assumingMemoryBound(to: State.self)
+            let values = (
+                a.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 1),
+                c.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 2)
+            )
+            guard values != memo.inputs else { return }
+            let output = transform(values.0, values.1, values.2)
+            memo.inputs = values
+            memo.output = output
         }
-        self.init(inputs: 3, read: read, equal: equal) { transform($0.0, $0.1, $0.2) }
     }
 
     /// A value computed by `transform` from the values of four inputs, recomputed only when one of
@@ -159,17 +223,37 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         _ d: Derived<State, D>,
         transform: @escaping @Sendable (A, B, C, D) -> Value
     ) {
-        let read: @Sendable (UnsafeMutablePointer<State>, DerivationCache, inout [AnyObject?]) -> (A, B, C, D) = {
-            state, cache, memos in
-            let first = a.read(state, cache: cache, memo: &memos[0])
-            let second = b.read(state, cache: cache, memo: &memos[1])
-            let third = c.read(state, cache: cache, memo: &memos[2])
-            return (first, second, third, d.read(state, cache: cache, memo: &memos[3]))
+        let makeMemo: @Sendable (UnsafeMutableRawPointer, DerivationCache) -> AnyObject = { state, cache in
+            let state = state.assumingMemoryBound(to: State.self)
+            let memos = [
+                a.memo(state, cache: cache), b.memo(state, cache: cache), c.memo(state, cache: cache),
+                d.memo(state, cache: cache),
+            ]
+            let values = (
+                a.read(state, cache: cache, memo: memos[0]),
+                b.read(state, cache: cache, memo: memos[1]),
+                c.read(state, cache: cache, memo: memos[2]),
+                d.read(state, cache: cache, memo: memos[3])
+            )
+            return DerivedInputsMemo(
+                pass: cache.pass, inputs: values, output: transform(values.0, values.1, values.2, values.3),
+                inputMemos: memos)
         }
-        let equal: @Sendable ((A, B, C, D), (A, B, C, D)) -> Bool = { lhs, rhs in
-            lhs.0 == rhs.0 && lhs.1 == rhs.1 && lhs.2 == rhs.2 && lhs.3 == rhs.3
+        definition = Definition(makeMemo: makeMemo) { state, cache, memo in
+            let memo = unsafeDowncast(memo, to: DerivedInputsMemo<(A, B, C, D), Value>.self)
+            memo.pass = cache.pass
+            let state = state.assumingMemoryBound(to: State.self)
+            let values = (
+                a.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 0),
+                b.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 1),
+                c.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 2),
+                d.read(state, cache: cache, inputMemos: memo.unretainedInputMemos, at: 3)
+            )
+            guard values != memo.inputs else { return }
+            let output = transform(values.0, values.1, values.2, values.3)
+            memo.inputs = values
+            memo.output = output
         }
-        self.init(inputs: 4, read: read, equal: equal) { transform($0.0, $0.1, $0.2, $0.3) }
     }
 
     /// A value computed by `transform` from the value at `keyPath`, recomputed only when it changed.
@@ -223,47 +307,5 @@ public struct Derived<State: Sendable, Value: Sendable>: Sendable {
         transform: @escaping @Sendable (A, B, C) -> Value
     ) {
         self.init(Derived<State, A>(a), Derived<State, B>(b), Derived<State, C>(c), transform: transform)
-    }
-
-    /// The one place a derived value with inputs computes: reuse the memo's output within a pass,
-    /// recompute only when an input changed.
-    @inlinable
-    init<Inputs>(
-        inputs: Int,
-        read: @escaping @Sendable (UnsafeMutablePointer<State>, DerivationCache, inout [AnyObject?]) -> Inputs,
-        equal: @escaping @Sendable (Inputs, Inputs) -> Bool,
-        transform: @escaping @Sendable (Inputs) -> Value
-    ) {
-        definition = Definition(makeMemo: { DerivedMemo<Inputs, Value>(inputCount: inputs) }) {
-            state, cache, memoObject in
-            let memo = unsafeDowncast(memoObject, to: DerivedMemo<Inputs, Value>.self)
-            if memo.pass == cache.pass, let output = memo.output {
-                return output
-            }
-            memo.pass = cache.pass
-            let values = read(state, cache, &memo.inputMemos)
-            if let last = memo.inputs, let output = memo.output, equal(last, values) {
-                return output
-            }
-            let output = transform(values)
-            memo.inputs = values
-            memo.output = output
-            return output
-        }
-    }
-
-    /// The value for the state at `state`, computed at most once per pass of `cache`.
-    ///
-    /// - Parameter memo: The memo this read used last time, kept by the caller so it is looked up
-    ///   once.
-    @inlinable
-    func read(_ state: UnsafeMutablePointer<State>, cache: DerivationCache, memo: inout AnyObject?) -> Value {
-        if let selection = definition.selection {
-            return selection.read(state)
-        }
-        let found = memo ?? cache.memo(for: definition, make: definition.makeMemo)
-        memo = found
-        // Non-nil whenever `selection` is nil (see `Definition`'s initialisers).
-        return definition.compute.unsafelyUnwrapped(state, cache, found)
     }
 }

@@ -161,4 +161,58 @@ struct DerivedSelectorTests {
         #expect(seen.values == ["1→3"])
         #expect(calls.count == 2)
     }
+
+    /// Reads keep a derived value's memo unretained while its function runs: the members (and
+    /// their evaluation) going away from inside the function must not take the memo with them.
+    @Test func aDerivationThatRemovesTheMembersWatchingItLeavesTheStoreWorking() {
+        let tokens = Lock<[ConsumerToken]>([])
+        let count = Derived(\ShopState.orders) { orders in orders.count }
+        let removing = Derived(count, Derived(\ShopState.taxPercent)) { count, tax in
+            let members = tokens.withLock { members in
+                defer { members = [] }
+                return members
+            }
+            for member in members { member.cancel() }
+            return count + tax
+        }
+        let store = Store(initialState: ShopState(), reducer: shopReducer)
+        let consumer = StateConsumer<ShopState>()
+        let counts = Recorder<Int>()
+        consumer.add(count) { new in counts.append(new) }
+        let subscription = store.subscribe(consumer)
+        let members = (0..<3).map { _ in consumer.add(removing) { _ in } }
+        tokens.withLock { $0 = members }
+        store.dispatch(ShopAction.add(1))
+        store.dispatch(ShopAction.add(2))
+        let last = consumer.add(removing) { _ in }
+        tokens.withLock { $0 = [last] }
+        store.dispatch(ShopAction.tax(1))
+        store.dispatch(ShopAction.add(3))
+        #expect(counts.values == [1, 2, 3])
+        #expect(consumer.count == 1)
+        subscription.cancel()
+    }
+
+    /// The derivation function is user code: it runs outside the store's lock, so it may read the
+    /// store (here, from the function of a value watched by a subscribed consumer).
+    @Test func aDerivationRunsOutsideTheStoresLock() {
+        let storeBox = Lock<Store<ShopState>?>(nil)
+        let readsTheStore = Derived(\ShopState.orders) { orders in
+            let store = storeBox.withLock { $0 }
+            return orders.count * 100 + (store?.state.taxPercent ?? -1)
+        }
+        let store = Store(initialState: ShopState(taxPercent: 7), reducer: shopReducer)
+        storeBox.withLock { $0 = store }
+        let consumer = StateConsumer<ShopState>()
+        let seen = Recorder<String>()
+        consumer.add(readsTheStore) { old, new in seen.append("\(old)→\(new)") }
+        let finished = finishesWithoutDeadlock {
+            let subscription = store.subscribe(consumer)
+            store.dispatch(ShopAction.add(1))
+            store.dispatch(ShopAction.add(2))
+            subscription.cancel()
+        }
+        #expect(finished)
+        #expect(seen.values == ["7→107", "107→207"])
+    }
 }
