@@ -8,19 +8,25 @@
 /// a post to a reader that is still busy costs one uncontended lock and an append (or a merge).
 @usableFromInline
 final class StreamChannel<Element: Sendable>: @unchecked Sendable {
-    // @unchecked: every `var` below is read and written only inside `lock.withLock`.
+    // @unchecked: every `var` below is read and written only inside `lock.withLock`; which is also
+    // why their accesses skip the dynamic exclusivity checks (`@exclusivity(unchecked)`), a third
+    // of a post's cost otherwise: the mutex already makes every access exclusive.
     @usableFromInline let lock = ChannelLock()
     /// Whether a pending element absorbs the newer ones (coalescing buffering).
     @usableFromInline let isCoalescing: Bool
     /// The elements not yet taken by the reader; one at most when coalescing.
-    @usableFromInline var buffer: [Element] = []
+    @exclusivity(unchecked) @usableFromInline var buffer: [Element] = []
     /// The reader, while it waits for an element.
-    @usableFromInline var reader: CheckedContinuation<Void, Never>?
-    @usableFromInline var isFinished = false
+    @exclusivity(unchecked) @usableFromInline var reader: CheckedContinuation<Void, Never>?
+    /// Whether `reader` waits and no post has claimed its wake-up yet: a post reads this flag, not
+    /// the continuation (a resilient type, slow to copy), and only the post that clears it wakes
+    /// the reader.
+    @exclusivity(unchecked) @usableFromInline var isReaderWaiting = false
+    @exclusivity(unchecked) @usableFromInline var isFinished = false
     /// What feeds the channel; cancelled when the channel finishes.
-    private var feed: (any Cancellable)?
+    @exclusivity(unchecked) private var feed: (any Cancellable)?
     /// What finishes the channel; forgotten when the channel finishes.
-    private var cleanup: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var cleanup: [@Sendable () -> Void] = []
 
     @usableFromInline
     init(buffering: StreamBuffering) {
@@ -48,7 +54,7 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// waits. `merge` runs under the channel's lock: it must be the library's own, never user code.
     @inlinable
     func post(_ element: Element, merging merge: (_ pending: Element, _ newer: Element) -> Element) {
-        var reader: CheckedContinuation<Void, Never>?
+        var wakesReader = false
         // The replaced pending element is released after the lock, not under it (its release may
         // run a user deinit).
         var replaced: Element?
@@ -60,10 +66,18 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
             } else {
                 buffer.append(element)
             }
-            reader = self.reader
-            self.reader = nil
+            wakesReader = isReaderWaiting
+            isReaderWaiting = false
         }
         withExtendedLifetime(replaced) {}
+        if wakesReader { wakeReader() }
+    }
+
+    /// Resumes the waiting reader, if it still waits (a `finish` may have resumed it meanwhile).
+    @usableFromInline
+    func wakeReader() {
+        var reader: CheckedContinuation<Void, Never>?
+        lock.withLock { reader = self.reader.take() }
         reader?.resume()
     }
 
@@ -76,12 +90,10 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
         lock.withLock {
             guard !isFinished else { return }
             isFinished = true
-            reader = self.reader
-            feed = self.feed
-            cleanup = self.cleanup
-            self.reader = nil
-            self.feed = nil
-            self.cleanup = []
+            isReaderWaiting = false
+            reader = self.reader.take()
+            feed = self.feed.take()
+            swap(&cleanup, &self.cleanup)
         }
         reader?.resume()
         feed?.cancel()
@@ -115,7 +127,11 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
                 var isReady = false
                 lock.withLock {
                     isReady = !buffer.isEmpty || isFinished
-                    if !isReady { self.reader = reader }
+                    if !isReady {
+                        assert(self.reader == nil, "two readers wait on one stream channel")
+                        self.reader = reader
+                        isReaderWaiting = true
+                    }
                 }
                 if isReady { reader.resume() }
             }
