@@ -60,6 +60,9 @@ private enum Listener: Equatable {
 private struct StreamRound {
     /// Nanoseconds per action of the dispatch loop alone.
     var dispatchNs: Double
+    /// CPU nanoseconds the dispatching thread used per action (the time it waited for a core on a
+    /// busy machine left out).
+    var dispatchCPUNs: Double
     /// Nanoseconds per delivered element, from the first dispatch until the reader saw the last
     /// value (the dispatch loop's time when there is no reader).
     var deliveryNs: Double
@@ -89,6 +92,7 @@ private struct StreamRound {
         let before = interval == nil ? nil : residentBytes()
         var peak = before ?? 0
         let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = threadCPUNanoseconds()
         if let interval {
             for value in 1...actions {
                 store.dispatch(SetField(field: 0, value: value))
@@ -100,6 +104,7 @@ private struct StreamRound {
             }
         }
         let dispatched = DispatchTime.now().uptimeNanoseconds
+        dispatchCPUNs = Double(threadCPUNanoseconds() - cpuStart) / Double(actions)
         let isFinished = reader?.finished() ?? true
         let delivered = DispatchTime.now().uptimeNanoseconds
         if let before {
@@ -162,6 +167,7 @@ func changeStream(_ sizes: AsyncSizes) -> [Report] {
         }
     }
     let dispatch = rounds.map { Timing(samples: $0.map(\.dispatchNs)) }
+    let dispatchCPU = rounds.map { Timing(samples: $0.map(\.dispatchCPUNs)).median }
     let delivery = rounds.map { Timing(samples: $0.map(\.deliveryNs)) }
     let elements = rounds.map { $0.map(\.elements).sorted()[$0.count / 2] }
     let plain = dispatch[0].median
@@ -171,9 +177,13 @@ func changeStream(_ sizes: AsyncSizes) -> [Report] {
         title: "changes(of:) stream, unbounded, \(actions) actions",
         nsPerOp: delivery[3].median,
         minNsPerOp: delivery[3].min,
-        ratios: [("dispatcher_vs_no_stream", dispatch[3].median / plain)],
+        ratios: [
+            ("dispatcher_vs_no_stream", dispatch[3].median / plain),
+            ("dispatcher_cpu_vs_no_stream", dispatchCPU[3] / dispatchCPU[0]),
+        ],
         figures: [
             ("dispatcher_ns_per_action", dispatch[3].median), ("no_stream_ns", plain),
+            ("dispatcher_cpu_ns", dispatchCPU[3]), ("no_stream_cpu_ns", dispatchCPU[0]),
             ("delivered", Double(elements[3])),
         ] + memory.filter { $0.key.hasPrefix("unbounded") },
         target: "≤ 1,000 ns per delivered change, none lost",
@@ -187,9 +197,12 @@ func changeStream(_ sizes: AsyncSizes) -> [Report] {
         ratios: [
             ("dispatcher_vs_no_stream", dispatch[2].median / plain),
             ("dispatcher_vs_S3_style_consumer", dispatch[2].median / withConsumer),
+            ("dispatcher_cpu_vs_no_stream", dispatchCPU[2] / dispatchCPU[0]),
+            ("dispatcher_cpu_vs_S3_style_consumer", dispatchCPU[2] / dispatchCPU[1]),
         ],
         figures: [
             ("no_stream_ns", plain), ("S3_style_consumer_ns", withConsumer),
+            ("dispatcher_cpu_ns", dispatchCPU[2]), ("S3_style_consumer_cpu_ns", dispatchCPU[1]),
             ("delivered", Double(elements[2])), ("ns_per_delivered", delivery[2].median),
         ] + memory.filter { $0.key.hasPrefix("coalescing") },
         target: "dispatcher ≤ 1.5× no stream; chain kept; flat memory",

@@ -11,6 +11,7 @@ public struct Change<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - old: The value before.
     ///   - new: The value after.
+    @inlinable
     public init(old: Value, new: Value) {
         self.old = old
         self.new = new

@@ -16,12 +16,13 @@ extension Store {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func changes<Value: Equatable & Sendable>(
         of keyPath: any KeyPath<State, Value> & Sendable,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering) { consumer, post in
+        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
             consumer.add(keyPath, options: options, post)
         }
     }
@@ -33,12 +34,13 @@ extension Store {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func changes<Value: Equatable & Sendable>(
         of selector: @escaping @Sendable (State) -> Value,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering) { consumer, post in
+        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
             consumer.add(selector, options: options, post)
         }
     }
@@ -51,12 +53,13 @@ extension Store {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func changes<Value: Equatable & Sendable>(
         of derived: Derived<State, Value>,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering) { consumer, post in
+        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
             consumer.add(derived, options: options, post)
         }
     }
@@ -69,13 +72,14 @@ extension Store {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func changes<Value: Sendable>(
         of keyPath: any KeyPath<State, Value> & Sendable,
         isEqual: @escaping @Sendable (Value, Value) -> Bool,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering) { consumer, post in
+        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
             consumer.add(keyPath, isEqual: isEqual, options: options, post)
         }
     }
@@ -91,13 +95,14 @@ extension Store {
     /// - Parameter buffering: How a reader that falls behind is served.
     /// - Returns: The sequence.
     public func states(buffering: StreamBuffering) -> StoreStream<Change<State>> {
-        StoreStream<Change<State>>(buffering: buffering, merge: { Change(old: $0.old, new: $1.new) }) {
-            [weak self] channel in
+        StoreStream<Change<State>>(buffering: buffering) { [weak self] channel in
             guard let self else {
                 channel.finish()
                 return
             }
-            let (registration, feed) = closureSubscription { old, new in channel.post(Change(old: old, new: new)) }
+            let (registration, feed) = closureSubscription { old, new in
+                channel.postChange(from: old, to: new)
+            }
             channel.attach(feed: feed, teardowns: [teardown])
             await performAsync(registration)
         }
@@ -115,12 +120,14 @@ extension Store {
     /// - Parameter buffering: How a reader that falls behind is served.
     /// - Returns: The sequence.
     public func actions(buffering: StreamBuffering) -> StoreStream<any Action> {
-        StoreStream<any Action>(buffering: buffering, merge: { $1 }) { [weak self] channel in
+        StoreStream<any Action>(buffering: buffering) { [weak self] channel in
             guard let self else {
                 channel.finish()
                 return
             }
-            let (registration, feed) = actionSubscription { channel.post($0) }
+            let (registration, feed) = actionSubscription { action in
+                channel.post(action) { _, newer in newer }
+            }
             channel.attach(feed: feed, teardowns: [teardown])
             await performAsync(registration)
         }

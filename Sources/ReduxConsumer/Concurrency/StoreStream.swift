@@ -13,33 +13,35 @@
 public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
     /// How the sequence buffers for a reader that falls behind.
     public let buffering: StreamBuffering
-    private let merge: @Sendable (Element, Element) -> Element
     /// Subscribes, feeding the channel; finishes it at once if the store is gone.
-    private let start: @Sendable (StreamChannel<Element>) async -> Void
+    @usableFromInline let start: @Sendable (StreamChannel<Element>) async -> Void
 
     init(
         buffering: StreamBuffering,
-        merge: @escaping @Sendable (Element, Element) -> Element,
         start: @escaping @Sendable (StreamChannel<Element>) async -> Void
     ) {
         self.buffering = buffering
-        self.merge = merge
         self.start = start
     }
 
     /// Starts an iteration; it subscribes when it is first asked for an element.
     ///
     /// - Returns: The iterator.
+    @inlinable
     public func makeAsyncIterator() -> Iterator {
-        Iterator(channel: StreamChannel<Element>(buffering: buffering, merge: merge), start: start)
+        Iterator(channel: StreamChannel<Element>(buffering: buffering), start: start)
     }
 
     /// Reads one iteration of a ``StoreStream``.
     public struct Iterator: AsyncIteratorProtocol {
-        private let channel: StreamChannel<Element>
-        private let ending: Ending
-        private var start: (@Sendable (StreamChannel<Element>) async -> Void)?
+        @usableFromInline let channel: StreamChannel<Element>
+        @usableFromInline let ending: Ending
+        @usableFromInline var start: (@Sendable (StreamChannel<Element>) async -> Void)?
+        /// The elements taken from the channel and not yet returned, from `index` on.
+        @usableFromInline var batch: [Element] = []
+        @usableFromInline var index = 0
 
+        @inlinable
         init(channel: StreamChannel<Element>, start: @escaping @Sendable (StreamChannel<Element>) async -> Void) {
             self.channel = channel
             self.start = start
@@ -49,19 +51,34 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
         /// The next element, waiting for one; `nil` once the store is gone or the task cancelled.
         ///
         /// - Returns: The next element, or `nil` at the end.
+        @inlinable
         public mutating func next() async -> Element? {
-            if let start {
-                self.start = nil
-                await start(channel)
+            if batch.isEmpty {
+                if let start {
+                    self.start = nil
+                    await start(channel)
+                }
+                await channel.take(into: &batch)
+                if batch.isEmpty { return nil }
             }
-            return await channel.next()
+            let element = batch[index]
+            index += 1
+            if index == batch.count {
+                // Returned elements are released now, not with the next batch; a large batch's
+                // storage is not kept.
+                batch.removeAll(keepingCapacity: batch.count <= 1_024)
+                index = 0
+            }
+            return element
         }
     }
 
     /// Ends the iteration when its iterator is dropped (a `for` loop that breaks).
-    private final class Ending: Sendable {
+    @usableFromInline
+    final class Ending: Sendable {
         let channel: StreamChannel<Element>
 
+        @usableFromInline
         init(_ channel: StreamChannel<Element>) {
             self.channel = channel
         }
@@ -73,26 +90,47 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 extension StoreStream {
+    /// A sequence fed by a consumer of `store` that `add` sets up; `post` hands each change to the
+    /// channel (made by the caller's inlined code, so it runs specialised for `Value`).
+    @usableFromInline
+    static func changes<State: Sendable, Value: Sendable>(
+        of store: Store<State>,
+        buffering: StreamBuffering,
+        post: @escaping @Sendable (StreamChannel<Change<Value>>, Value, Value) -> Void,
+        add: @escaping @Sendable (StateConsumer<State>, @escaping @Sendable (Value, Value) -> Void) -> Void
+    ) -> StoreStream<Change<Value>> where Element == Change<Value> {
+        changes(of: store, endingWith: [], buffering: buffering, post: post, add: add)
+    }
+
     /// A sequence fed by a consumer of `store` that `add` sets up, ending with every `teardown`.
     static func changes<State: Sendable, Value: Sendable>(
         of store: Store<State>,
-        endingWith teardowns: [Teardown] = [],
+        endingWith teardowns: [Teardown],
         buffering: StreamBuffering,
+        post: @escaping @Sendable (StreamChannel<Change<Value>>, Value, Value) -> Void,
         add: @escaping @Sendable (StateConsumer<State>, @escaping @Sendable (Value, Value) -> Void) -> Void
     ) -> StoreStream<Change<Value>> where Element == Change<Value> {
-        StoreStream(buffering: buffering, merge: { Change(old: $0.old, new: $1.new) }) { [weak store] channel in
+        StoreStream(buffering: buffering) { [weak store] channel in
             guard let store else {
                 channel.finish()
                 return
             }
             let consumer = StateConsumer<State>()
-            add(consumer) { old, new in channel.post(Change(old: old, new: new)) }
+            add(consumer) { old, new in post(channel, old, new) }
             let (registration, subscription) = store.consumerSubscription(consumer)
             channel.attach(feed: subscription, teardowns: [store.teardown] + teardowns)
             if let registration {
                 await store.performAsync(registration)
             }
         }
+    }
+
+    /// What posts a change to a channel, specialised where it is made (in the caller's inlined
+    /// code).
+    @inlinable
+    static func changePoster<Value>() -> @Sendable (StreamChannel<Change<Value>>, Value, Value) -> Void
+    where Element == Change<Value> {
+        { channel, old, new in channel.postChange(from: old, to: new) }
     }
 }
 

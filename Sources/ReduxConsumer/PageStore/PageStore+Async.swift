@@ -30,12 +30,13 @@ extension PageStore {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func changes<Value: Equatable & Sendable>(
         of keyPath: any KeyPath<State, Value> & Sendable,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        store.changes(of: keyPath, options: options, buffering: buffering)
+        pageStore.changes(of: keyPath, options: options, buffering: buffering)
     }
 
     /// The changes of the value a closure computes from the page state (see
@@ -46,12 +47,13 @@ extension PageStore {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func changes<Value: Equatable & Sendable>(
         of selector: @escaping @Sendable (State) -> Value,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        store.changes(of: selector, options: options, buffering: buffering)
+        pageStore.changes(of: selector, options: options, buffering: buffering)
     }
 
     /// The changes of the global state's value at `keyPath`, for as long as the page is open: the
@@ -62,12 +64,13 @@ extension PageStore {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func globalChanges<Value: Equatable & Sendable>(
         of keyPath: any KeyPath<GlobalState, Value> & Sendable,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: global, endingWith: [store.teardown], buffering: buffering) { consumer, post in
+        globalChanges(buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
             consumer.add(keyPath, options: options, post)
         }
     }
@@ -79,14 +82,30 @@ extension PageStore {
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
     ///   - buffering: How a reader that falls behind is served; merged changes by default.
     /// - Returns: The sequence.
+    @inlinable
     public func globalChanges<Value: Equatable & Sendable>(
         of derived: Derived<GlobalState, Value>,
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: global, endingWith: [store.teardown], buffering: buffering) { consumer, post in
+        globalChanges(buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
             consumer.add(derived, options: options, post)
         }
+    }
+
+    /// The store that holds the page state, for the inlined stream methods above.
+    @usableFromInline
+    var pageStore: Store<State> { store }
+
+    /// A sequence of changes of the global state, fed by a consumer that `add` sets up, ending
+    /// when the page closes; `post` comes from the caller's inlined code (specialised).
+    @usableFromInline
+    func globalChanges<Value: Sendable>(
+        buffering: StreamBuffering,
+        post: @escaping @Sendable (StreamChannel<Change<Value>>, Value, Value) -> Void,
+        add: @escaping @Sendable (StateConsumer<GlobalState>, @escaping @Sendable (Value, Value) -> Void) -> Void
+    ) -> StoreStream<Change<Value>> {
+        .changes(of: global, endingWith: [store.teardown], buffering: buffering, post: post, add: add)
     }
 
     /// Every new page state with the one before it (see ``Store/states``).
