@@ -16,9 +16,11 @@ final class DerivationCache {
     private var memos: [ObjectIdentifier: Entry] = [:]
 
     private struct Entry {
-        /// Held so that its identifier, the key, is not reused by another definition (whose memo
-        /// would have other types) while the entry exists.
-        let definition: AnyObject
+        /// Weak, like the memo: the cache keeps no definition alive (its function may capture
+        /// anything, the store included, which would make a cycle). A definition gone and its
+        /// identifier, the key, reused by another one (whose memo has other types) is caught by
+        /// the identity check on lookup.
+        weak var definition: AnyObject?
         weak var memo: AnyObject?
     }
 
@@ -33,13 +35,13 @@ final class DerivationCache {
     @usableFromInline
     func memo(for definition: AnyObject, make: () -> AnyObject) -> AnyObject {
         let key = ObjectIdentifier(definition)
-        if let memo = memos[key]?.memo {
+        if let entry = memos[key], entry.definition === definition, let memo = entry.memo {
             return memo
         }
         // `make` may look up the memos of the definition's inputs: no access to `memos` is open.
         let memo = make()
         if memos.count > 64, memos.count.isMultiple(of: 64) {
-            memos = memos.filter { $0.value.memo != nil }
+            memos = memos.filter { $0.value.memo != nil && $0.value.definition != nil }
         }
         memos[key] = Entry(definition: definition, memo: memo)
         return memo
