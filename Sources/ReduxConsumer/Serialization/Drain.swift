@@ -61,6 +61,8 @@ final class Drain: @unchecked Sendable {
     @exclusivity(unchecked) private var needsPublishing = false
     /// Copies the owner's state to where other threads read it, under the drain's lock.
     private var publish: () -> Void = {}
+    /// Releases what the last `publish` set aside; called after the lock (see ``setPublisher(_:releasing:)``).
+    private var releasePublished: () -> Void = {}
     /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
@@ -137,9 +139,14 @@ final class Drain: @unchecked Sendable {
 
     /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
     /// while the owner is being built.
-    func setPublisher(_ publish: @escaping () -> Void) {
+    ///
+    /// `publish` runs under the drain's lock and must run no user code; `releasing` runs right
+    /// after the lock is released, for what `publish` set aside (the state it replaced, whose
+    /// release may run a `deinit`).
+    func setPublisher(_ publish: @escaping () -> Void, releasing: @escaping () -> Void) {
         assert(snapshot.owner == nil, "a drain's publisher was set late")
         self.publish = publish
+        releasePublished = releasing
     }
 
     /// Notes that the owner's state changed: it is published with the next lock round trip the
@@ -153,6 +160,7 @@ final class Drain: @unchecked Sendable {
         guard needsPublishing else { return }
         needsPublishing = false
         machine.withLock { _ in publish() }
+        releasePublished()
     }
 
     /// Runs `job` now if the drain is idle (returns `true`), without ever waiting: a task must not
@@ -428,9 +436,15 @@ final class Drain: @unchecked Sendable {
         while true {
             let publishes = needsPublishing
             needsPublishing = false
+            if publishes {
+                // A lock round trip of its own, while this thread still owns the drain: what the
+                // publish set aside is released outside the lock, and before another thread may
+                // own the drain and publish in turn.
+                machine.withLock { _ in publish() }
+                releasePublished()
+            }
             let step = machine.withLock { machine in
-                if publishes { publish() }
-                return machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
+                machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
             }
             switch step {
             case .run(let job, let generation):

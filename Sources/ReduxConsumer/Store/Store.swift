@@ -69,10 +69,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             effects: effects,
             diagnostics: diagnostics,
             // In place, without a temporary: a state's copy is the cost of publishing it.
-            copyState: { published, working in
-                published.deinitialize(count: 1)
-                published.initialize(from: working, count: 1)
-            }
+            copyState: { published, working in published.initialize(from: working, count: 1) }
         )
     }
 
@@ -100,7 +97,16 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         diagnose = diagnostics ?? { writeLineToStandardError($0) }
         // The cells live as long as the store, and the drain publishes only during its jobs.
         let working = core.value(unchecked: ()).state
-        drain.setPublisher { copyState(shared.state, working) }
+        // Under the drain's lock only moves and copies (no user code): the state replaced goes to
+        // `retired`, and is released after the lock, so a `deinit` of something it held runs
+        // with no lock held (guarantee 4).
+        drain.setPublisher(
+            {
+                shared.retired.moveInitialize(from: shared.state, count: 1)
+                copyState(shared.state, working)
+            },
+            releasing: { shared.retired.deinitialize(count: 1) }
+        )
         if !middleware.isEmpty {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
@@ -180,10 +186,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             effects: [],
             diagnostics: nil,
             // In place, without a temporary: a state's copy is the cost of publishing it.
-            copyState: { published, working in
-                published.deinitialize(count: 1)
-                published.initialize(from: working, count: 1)
-            }
+            copyState: { published, working in published.initialize(from: working, count: 1) }
         )
     }
 
@@ -318,6 +321,9 @@ final class StoreShared<State>: @unchecked Sendable {
     /// The published state; a pointer so that the store's specialised copy can write it in
     /// place. Allocated in `init`, freed in `deinit`, read and written under the lock only.
     let state: UnsafeMutablePointer<State>
+    /// The state a publish replaced, between the move under the lock and its release after it;
+    /// uninitialised otherwise. Touched by the drain's owner only.
+    let retired: UnsafeMutablePointer<State>
     var subscriberCount = 0
     /// The last call order handed out; closure subscribers and consumers are called in this order.
     var lastOrder: UInt64 = 0
@@ -332,10 +338,12 @@ final class StoreShared<State>: @unchecked Sendable {
     init(state: State) {
         self.state = .allocate(capacity: 1)
         self.state.initialize(to: state)
+        retired = .allocate(capacity: 1)
     }
 
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
+        retired.deallocate()
     }
 }
