@@ -128,7 +128,7 @@ private struct StoreContents: Equatable {
         let contents = Lock<StoreContents?>(nil)
         store.perform(.control) { store in
             let core = store.core.value
-            var inside = StoreContents(evaluations: store.host.engine.value.nodeCount, consumers: core.consumers.count)
+            var inside = StoreContents(evaluations: core.engine?.nodeCount ?? 0, consumers: core.consumers.count)
             inside.closureSubscribers = core.closures.count
             inside.listeners = core.listeners.count
             contents.withLock { $0 = inside }

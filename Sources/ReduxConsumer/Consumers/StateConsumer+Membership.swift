@@ -1,12 +1,11 @@
 extension StateConsumer {
-    /// A new member identifier, counted as live from now on, and pending until its add runs;
-    /// `owner` is the member's owner, for an `owner:` member.
+    /// A new member identifier, counted as live from now on (its add admits it only if it is still
+    /// live when the add runs); `owner` is the member's owner, for an `owner:` member.
     @usableFromInline
     func reserveMemberID(owner: (any OwnerTracking)? = nil) -> UInt64 {
         control.withLock { control in
             control.lastMemberID += 1
-            control.live.insert(control.lastMemberID)
-            control.admitting.insert(control.lastMemberID)
+            control.live.insert((), identifier: control.lastMemberID)
             if let owner {
                 control.owners[control.lastMemberID] = owner
             }
@@ -24,23 +23,44 @@ extension StateConsumer {
     /// it.
     @usableFromInline
     func enroll(_ enrollment: Enrollment) -> ConsumerToken {
-        onHome(.control) { [control] registration, host in
-            guard control.withLock({ $0.admitting.remove(enrollment.id) != nil }) else {
-                return  // removed before its add ran
-            }
+        let host = control.withLock { $0.currentHost() }
+        // Run at once when the drain is idle (nothing allocated); the escaping copy is made only
+        // when the add must wait behind another thread's work.
+        host.drain.submit(.control, generation: ThreadContext.current.generation) {
+            admit(enrollment, on: host)
+        } queueing: {
+            { [self] in admit(enrollment, on: host) }
+        }
+        return ConsumerToken(id: enrollment.id, link: link)
+    }
+
+    /// Admits a member on `host`, from a job of its drain; follows the consumer if it moved to
+    /// another host before the job ran.
+    private func admit(_ enrollment: Enrollment, on host: ConsumerHost) {
+        let verdict = control.withLock { control -> AddVerdict in
+            guard control.home === host else { return .moved }
+            // Removed before its add ran (queued behind another thread's work): never admitted.
+            return control.live.contains(enrollment.id) ? .admit : .cancelled
+        }
+        switch verdict {
+        case .admit:
+            let registration = members.registration(in: host)
             if let engine = registration.engine,
                 host.withCurrentState({ engine.admit(enrollment, into: registration, state: $0, isAdding: true) })
             {
                 return
             }
             registration.wait(enrollment)
+        case .cancelled:
+            return  // removed before its add ran
+        case .moved:
+            onHome(.control) { [self] _, host in admit(enrollment, on: host) }
         }
-        return ConsumerToken(id: enrollment.id, link: link)
     }
 
     /// Starts (or joins) a subscription of this consumer to `host`'s store; returns the
     /// subscription's epoch and whether this is its first handle.
-    func beginSubscription(to host: ConsumerHost<State>) -> (epoch: UInt64, isFirst: Bool) {
+    func beginSubscription(to host: ConsumerHost) -> (epoch: UInt64, isFirst: Bool) {
         control.withLock { control in
             if let subscription = control.subscription {
                 precondition(
@@ -71,7 +91,7 @@ extension StateConsumer {
     }
 
     /// Whether the subscription `epoch` to `host` is still on.
-    func isSubscribed(epoch: UInt64, to host: ConsumerHost<State>) -> Bool {
+    func isSubscribed(epoch: UInt64, to host: ConsumerHost) -> Bool {
         control.withLock { $0.subscription?.epoch == epoch && $0.subscription?.host === host }
     }
 
@@ -81,8 +101,8 @@ extension StateConsumer {
     /// The move runs on the drain of the consumer's own host when it has one, so it is ordered
     /// with states fed by hand; it detaches the registration from its own engine there, keeping its
     /// members' last values.
-    func move(to host: ConsumerHost<State>) {
-        let own = control.withLock { control -> ConsumerHost<State>? in
+    func move(to host: ConsumerHost) {
+        let own = control.withLock { control -> ConsumerHost? in
             guard let own = control.existingOwnHost, control.home === own else {
                 control.home = host
                 return nil
@@ -100,7 +120,7 @@ extension StateConsumer {
     /// Takes the registration out of `host`'s engine and hands it back to the consumer's own host
     /// (made when next needed); call from a job of `host`'s drain. Returns what removals took out,
     /// to release once the caller's work is done.
-    func leave(_ host: ConsumerHost<State>) -> [any Sendable] {
+    func leave(_ host: ConsumerHost) -> [any Sendable] {
         hand(from: host, to: nil)
     }
 
@@ -108,7 +128,7 @@ extension StateConsumer {
     /// of `from`'s drain: detaches it from `from`'s engine and does the member removals other
     /// threads marked on that drain, all under the consumer's lock, so no removal decided against
     /// `from` is lost and none runs against `to` before the registration is there.
-    private func hand(from: ConsumerHost<State>, to: ConsumerHost<State>?) -> [any Sendable] {
+    private func hand(from: ConsumerHost, to: ConsumerHost?) -> [any Sendable] {
         let registration = members.registration(in: from)
         return control.withLock { control in
             var removed: [any Sendable] = []
@@ -128,7 +148,17 @@ extension StateConsumer {
     }
 
     /// The registration, for the store feeding the consumer; call from a job of `host`'s drain.
-    func registration(in host: ConsumerHost<State>) -> Registration {
+    func registration(in host: ConsumerHost) -> Registration {
         members.registration(in: host)
     }
+}
+
+/// What a queued or immediate add finds when its job runs.
+private enum AddVerdict {
+    /// The member is still wanted and the consumer still lives on the job's host.
+    case admit
+    /// The member was removed before its add ran.
+    case cancelled
+    /// The consumer moved to another host: the add follows it.
+    case moved
 }

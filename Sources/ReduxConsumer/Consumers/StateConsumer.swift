@@ -42,7 +42,7 @@ import Dispatch
 /// A store keeps a subscribed consumer alive until the subscription is cancelled. A consumer does
 /// not keep its store alive.
 public final class StateConsumer<State: Sendable>: Sendable {
-    let control: Lock<ConsumerControl<State>>
+    let control: Lock<ConsumerControl>
     /// The consumer's members, confined to the drain of its current host.
     let members: ConsumerMembers
     /// Where callbacks that are not called in place wait: the consumer's queue, its actors.
@@ -60,7 +60,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///   merged (the first `old`, the latest `new`), never stale or repeated values.
     public init(deliveringOn queue: DispatchQueue? = nil) {
         routes = DeliveryRoutes(queue: queue.map { DeliveryGate(pump: .queue($0)) })
-        control = Lock(ConsumerControl())
+        control = Lock(ConsumerControl(stateType: State.self))
         members = ConsumerMembers(Registration(routes: routes))
         link.consumer = self
     }
@@ -86,7 +86,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///
     /// - Parameter newState: The new state.
     public func consume(newState: State) {
-        let host = control.withLock { control -> ConsumerHost<State> in
+        let host = control.withLock { control -> ConsumerHost in
             if let subscription = control.subscription {
                 preconditionFailure(
                     "StateConsumer<\(State.self)>.consume(newState:) was called while the consumer is subscribed to \(subscription.host); a consumer is fed by one source at a time. Cancel the subscription first, or feed it only from the store."
@@ -115,62 +115,74 @@ public final class StateConsumer<State: Sendable>: Sendable {
 
     /// Removes every member, with the guarantees of ``remove(_:)``.
     public func removeAll() {
-        let garbage = Garbage()
-        removeMembers(.everyMember, garbage: garbage) { control in
-            control.live.removeAll()
-            control.admitting.removeAll()
+        removeMembers(.everyMember) { control in
+            control.live.clear()
             control.owners.removeAll()
             return true
         }
         routes.dropAll()
-        withExtendedLifetime(garbage) {}
     }
 
     /// Removes one member by identifier.
     func remove(member id: UInt64) {
-        let garbage = Garbage()
-        removeMembers(.member(id), garbage: garbage) { control in
-            control.owners.removeValue(forKey: id)
-            guard control.live.remove(id) != nil else { return false }
-            // An add that has not run yet is cancelled: it checks `admitting` when it runs.
-            return control.admitting.remove(id) == nil
+        removeMembers(.member(id)) { control in
+            if !control.owners.isEmpty {
+                control.owners.removeValue(forKey: id)
+            }
+            // An add that has not run yet finds its member gone when it runs, and admits nothing;
+            // the registration is asked all the same (it finds nothing then).
+            return control.live.remove(id) != nil
         }
         routes.drop(id)
-        withExtendedLifetime(garbage) {}
     }
 
     /// Removes `scope` of the registration: decided under the consumer's lock (so the consumer
     /// cannot move to another drain in between), done with the guarantees of
     /// ``Drain/remove(tag:_:_:)``. `bookkeeping` updates the counts and says whether the
     /// registration must be touched at all.
-    private func removeMembers(
-        _ scope: DrainStateMachine.RemovalScope,
-        garbage: Garbage,
-        bookkeeping: (inout ConsumerControl<State>) -> Bool
-    ) {
-        let decision = control.withLock { bookkept -> (Drain, Drain.RemovalAdmission, DrainJob)? in
+    ///
+    /// What the removal takes out (callbacks and their captures) is released once the remover's
+    /// work is done, outside the engine's: here, or by the queued job's owner when the drain was
+    /// busy on another thread.
+    private func removeMembers(_ scope: DrainStateMachine.RemovalScope, bookkeeping: (inout ConsumerControl) -> Bool) {
+        let decision = control.withLock { bookkept -> (ConsumerHost, Drain.RemovalAdmission)? in
             guard bookkeeping(&bookkept) else { return nil }
             let host = bookkept.currentHost()
-            let job: DrainJob = { [self] in
-                // A consumer moves to another host only through a job of its current host's drain,
-                // which this is, after applying the marks of its removals (see `leave`).
-                guard control.withLock({ $0.home === host }) else { return }
-                let registration = members.registration(in: host)
-                switch scope {
-                case .member(let id):
-                    if let removed = registration.remove(id) { garbage.keep([removed]) }
-                case .everyMember, .registration:
-                    garbage.keep(registration.removeAll().removed)
-                }
+            let admission = host.drain.admitRemoval(tag: members.tag, scope) {
+                // Queued behind another thread's work: the job keeps what it removes until it
+                // is released, after it ran.
+                let garbage = Garbage()
+                return { [self] in removeNow(scope, from: host) { garbage.keep($0) } }
             }
-            return (host.drain, host.drain.admitRemoval(tag: members.tag, scope, job), job)
+            return (host, admission)
         }
-        guard let (drain, admission, job) = decision else { return }
-        drain.finishRemoval(admission, job)
+        guard let (host, admission) = decision else { return }
+        var removed = RemovedValues()
+        host.drain.finishRemoval(admission) {
+            removeNow(scope, from: host) { removed.keep($0) }
+        }
+        withExtendedLifetime(removed) {}
+    }
+
+    /// Takes `scope` out of the registration on `host`, handing what it held to `keep`; call from
+    /// a job of `host`'s drain.
+    private func removeNow(
+        _ scope: DrainStateMachine.RemovalScope, from host: ConsumerHost, keep: (any Sendable) -> Void
+    ) {
+        // A consumer moves to another host only through a job of its current host's drain, which
+        // this is, after applying the marks of its removals (see `leave`).
+        guard control.withLock({ $0.home === host }) else { return }
+        let registration = members.registration(in: host)
+        switch scope {
+        case .member(let id):
+            if let removed = registration.remove(id) { keep(removed) }
+        case .everyMember, .registration:
+            for removed in registration.removeAll().removed { keep(removed) }
+        }
     }
 
     /// One pass of the consumer's own engine with the state at `state` (it is fed by hand).
-    private func feed(_ state: UnsafeMutableRawPointer, in host: ConsumerHost<State>) {
+    private func feed(_ state: UnsafeMutableRawPointer, in host: ConsumerHost) {
         let registration = members.registration(in: host)
         let engine = host.engine.value
         if registration.engine == nil {
@@ -191,7 +203,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     /// consumer if it moves to another host before the job runs.
     func onHome(
         _ kind: Drain.Kind,
-        _ body: @escaping @Sendable (Registration, ConsumerHost<State>) -> Void
+        _ body: @escaping @Sendable (Registration, ConsumerHost) -> Void
     ) {
         let host = control.withLock { $0.currentHost() }
         host.drain.submit(kind, generation: ThreadContext.current.generation) { [self] in
@@ -206,39 +218,47 @@ public final class StateConsumer<State: Sendable>: Sendable {
 
 /// A consumer's bookkeeping that every thread reads: where it lives, its subscription, its
 /// identifiers and counts.
-struct ConsumerControl<State: Sendable> {
+///
+/// Not generic: the consumer's code that reaches it is not specialised for the state type, and a
+/// generic struct would cost a type-metadata lookup on every access.
+struct ConsumerControl {
+    /// The consumer's state type, for its own host's messages.
+    let stateType: any Sendable.Type
     /// The host whose drain the registration is confined to; `nil` until first needed.
-    var home: ConsumerHost<State>?
+    var home: ConsumerHost?
     /// The consumer's own host, made on first use (a consumer fed by hand, or with members added
     /// before it is subscribed).
-    private var own: ConsumerHost<State>?
+    private var own: ConsumerHost?
     /// The store feeding the consumer, how many subscription handles keep it, and which
     /// subscription this is (a handle of an ended one does nothing).
-    var subscription: (host: ConsumerHost<State>, handles: Int, epoch: UInt64)?
+    var subscription: (host: ConsumerHost, handles: Int, epoch: UInt64)?
     var lastEpoch: UInt64 = 0
     var lastMemberID: UInt64 = 0
-    /// Members added and not removed, queued ones included.
-    var live: Set<UInt64> = []
-    /// Members whose add has not run yet (it was queued); removing one cancels it.
-    var admitting: Set<UInt64> = []
+    /// Members added and not removed, queued ones included. Identifiers are handed out in
+    /// increasing order, so a slot list keeps them with appends and binary searches, no hashing.
+    var live = SlotList<Void>()
     /// Members added with an owner, to leave their dead owners out of ``StateConsumer/count``.
     var owners: [UInt64: any OwnerTracking] = [:]
 
+    init(stateType: any Sendable.Type) {
+        self.stateType = stateType
+    }
+
     /// The consumer's own host, made if needed; it becomes home if the consumer has none.
-    mutating func ownHost() -> ConsumerHost<State> {
-        let host = own ?? ConsumerHost<State>()
+    mutating func ownHost() -> ConsumerHost {
+        let host = own ?? ConsumerHost(stateType: stateType)
         own = host
         if home == nil { home = host }
         return host
     }
 
     /// The host to run a job on now.
-    mutating func currentHost() -> ConsumerHost<State> {
+    mutating func currentHost() -> ConsumerHost {
         home ?? ownHost()
     }
 
     /// The consumer's own host if it was ever made.
-    var existingOwnHost: ConsumerHost<State>? { own }
+    var existingOwnHost: ConsumerHost? { own }
 }
 
 /// The consumer's registration, confined to the drain of the consumer's current host: every access
@@ -254,7 +274,7 @@ final class ConsumerMembers: @unchecked Sendable {
         tag = registration.tag
     }
 
-    func registration<State>(in host: ConsumerHost<State>) -> Registration {
+    func registration(in host: ConsumerHost) -> Registration {
         assert(host.drain.isAccessibleFromCurrentThread, "a consumer's members were touched outside its host's drain")
         return registration
     }
@@ -263,11 +283,33 @@ final class ConsumerMembers: @unchecked Sendable {
 /// Holds what removal took out of an engine until the remover is done, so that deinits it
 /// triggers (a callback's captures) run outside the engine's work.
 final class Garbage: @unchecked Sendable {
-    // @unchecked: filled by one removal job, read by nobody; released by whichever of the job and
-    // the remover lets go last, both outside the engine's work.
-    private var items: [any Sendable] = []
+    // @unchecked: filled by one removal job on its drain, read by nobody; released with whoever
+    // holds it last (the job once it ran, or the remover once it returns), outside the engine's
+    // work.
+    private var removed = RemovedValues()
 
     func keep(_ removed: [any Sendable]) {
-        items += removed
+        for value in removed {
+            self.removed.keep(value)
+        }
+    }
+
+    func keep(_ removed: any Sendable) {
+        self.removed.keep(removed)
+    }
+}
+
+/// What a removal took out, kept to be released later; one value (the common case) needs no
+/// array.
+struct RemovedValues {
+    private var first: (any Sendable)?
+    private var others: [any Sendable] = []
+
+    mutating func keep(_ value: any Sendable) {
+        if first == nil {
+            first = value
+        } else {
+            others.append(value)
+        }
     }
 }

@@ -3,7 +3,9 @@
 ///
 /// A consumer's registration is confined to its host's drain; it moves to a store's host when the
 /// consumer is subscribed, and back to the consumer's own host when the subscription ends.
-final class ConsumerHost<State: Sendable>: Sendable, CustomStringConvertible {
+final class ConsumerHost: Sendable, CustomStringConvertible {
+    // Not generic over the state: a consumer's bookkeeping that refers to its host is then of a
+    // concrete type, and the consumer's unspecialised code pays no type-metadata lookup to reach it.
     let drain: Drain
     let engine: DrainBound<SelectionEngine>
     /// Runs `body` with the host's current state, if it has one (a store does; a consumer fed by
@@ -13,27 +15,39 @@ final class ConsumerHost<State: Sendable>: Sendable, CustomStringConvertible {
     /// consumer's own. The name is made when a message needs it: making it for every store costs
     /// a type-name lookup and, for most names, an allocation.
     let isStore: Bool
+    /// The state type, for messages.
+    let stateType: any Sendable.Type
+    /// The identity in messages: the store's, or (a consumer's own host) the host's.
+    private let address: UInt?
 
     init(
         drain: Drain,
         isStore: Bool,
+        stateType: any Sendable.Type,
+        address: UInt? = nil,
         withCurrentState: @escaping @Sendable ((UnsafeMutableRawPointer) -> Void) -> Bool
     ) {
         self.drain = drain
         engine = DrainBound(SelectionEngine(drain: drain), drain: drain)
         self.isStore = isStore
+        self.stateType = stateType
+        self.address = address
         self.withCurrentState = withCurrentState
     }
 
     /// A consumer's own host: no state between the states it is fed.
-    convenience init() {
-        self.init(drain: Drain(), isStore: false) { _ in false }
+    convenience init(stateType: any Sendable.Type) {
+        self.init(drain: Drain(), isStore: false, stateType: stateType) { _ in false }
     }
 
     /// The store's type and a short identity, for messages: `Store<AppState>(0x7f…)`.
     var description: String {
-        let address = UInt(bitPattern: ObjectIdentifier(self))
-        let name = isStore ? "Store<\(State.self)>" : "StateConsumer<\(State.self)>"
+        Self.describe(isStore: isStore, stateType: stateType, address: address ?? UInt(bitPattern: ObjectIdentifier(self)))
+    }
+
+    /// `Store<AppState>(0x7f…)` or `StateConsumer<AppState>(0x7f…)`.
+    static func describe(isStore: Bool, stateType: any Sendable.Type, address: UInt) -> String {
+        let name = isStore ? "Store<\(stateType)>" : "StateConsumer<\(stateType)>"
         return "\(name)(0x\(String(address, radix: 16)))"
     }
 }

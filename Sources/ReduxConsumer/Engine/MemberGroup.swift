@@ -32,6 +32,10 @@ final class MemberGroup {
     let deliverAll: (_ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
     /// Calls the member in one slot, if it is live.
     let deliverSlot: (_ slot: Int, _ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
+    /// Removes one member: what it held (to release once the caller's work is done) and whether
+    /// the group is left empty. A closure specialised for the value type, like the two above:
+    /// through ``members`` the removal would run unspecialised generic code.
+    let removeMember: (_ member: UInt64) -> (removed: (any Sendable)?, isEmpty: Bool)
 
     @usableFromInline
     init(
@@ -39,13 +43,15 @@ final class MemberGroup {
         members: any GroupMembers,
         evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         deliverAll: @escaping (UnsafeMutableRawPointer, Drain) -> Void,
-        deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void
+        deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void,
+        removeMember: @escaping (UInt64) -> (removed: (any Sendable)?, isEmpty: Bool)
     ) {
         self.key = key
         self.members = members
         self.evaluate = evaluate
         self.deliverAll = deliverAll
         self.deliverSlot = deliverSlot
+        self.removeMember = removeMember
     }
 
     /// The only member of a group no other member may join (`key == nil`), known without asking

@@ -121,7 +121,7 @@ final class SelectionEngine {
             registration.add(group)
             attach(group, to: node)
         }
-        registration.groupOfMember[enrollment.id] = group
+        registration.groupOfMember.insert(group, identifier: enrollment.id)
         guard let fireInstantly = enrollment.fireInstantly else { return }
         if isAdding, holdsInstantCalls {
             // The state does not change until the pass ends (actions dispatched meanwhile are
@@ -386,7 +386,7 @@ final class SelectionEngine {
         while next < instantCallsAfterPass.count {
             let due = instantCallsAfterPass[next]
             next += 1
-            guard due.registration.engine === self, due.registration.groupOfMember[due.member] === due.group else {
+            guard due.registration.engine === self, due.registration.groupOfMember.element(due.member) === due.group else {
                 continue  // removed, or its consumer left, before its call
             }
             due.call(due.group, due.state, drain)

@@ -114,6 +114,28 @@ struct SlotList<Element> {
         return removed
     }
 
+    /// The live element with `identifier`, if there is one (pending ones included).
+    @inlinable
+    func element(_ identifier: UInt64) -> Element? {
+        if let slot = slot(of: identifier), let element = elements[slot] {
+            return element
+        }
+        guard pendingCount > 0 else { return nil }
+        return pending.first { $0.identifier == identifier }?.element
+    }
+
+    /// Drops every element at once, returning nothing (for lists never iterated, whose elements
+    /// need no release outside the caller's work).
+    @inlinable
+    mutating func clear() {
+        assert(iterationDepth == 0, "SlotList cleared during an iteration")
+        identifiers = []
+        elements = []
+        pending = []
+        holes = 0
+        pendingCount = 0
+    }
+
     /// Whether an element with `identifier` is here.
     @inlinable
     func contains(_ identifier: UInt64) -> Bool {
@@ -190,12 +212,23 @@ struct SlotList<Element> {
     @inlinable
     mutating func compactIfWorthIt() {
         guard iterationDepth == 0, holes > 0, holes * 2 >= identifiers.count else { return }
+        if holes == identifiers.count {
+            // Nothing left (a list that holds one element at a time, often): keep a small buffer.
+            identifiers.removeAll(keepingCapacity: holes <= 16)
+            elements.removeAll(keepingCapacity: holes <= 16)
+            holes = 0
+            return
+        }
         var kept = 0
-        for slot in elements.indices {
-            guard let element = elements[slot] else { continue }
-            elements[kept] = element
-            identifiers[kept] = identifiers[slot]
-            kept += 1
+        elements.withUnsafeMutableBufferPointer { elements in
+            identifiers.withUnsafeMutableBufferPointer { identifiers in
+                for slot in elements.indices where elements[slot] != nil {
+                    // Swapped with the hole at `kept`: moves, no retain or release.
+                    elements.swapAt(kept, slot)
+                    identifiers[kept] = identifiers[slot]
+                    kept += 1
+                }
+            }
         }
         elements.removeLast(elements.count - kept)
         identifiers.removeLast(identifiers.count - kept)

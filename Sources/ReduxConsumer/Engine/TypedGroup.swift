@@ -147,7 +147,11 @@ extension TypedGroup {
             members: self,
             evaluate: evaluate,
             deliverAll: { [self] state, drain in deliverAll(state: state, drain: drain) },
-            deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) }
+            deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) },
+            removeMember: { [self] member in
+                let removed = remove(member)
+                return (removed, members.isEmpty)
+            }
         )
     }
 
@@ -243,9 +247,11 @@ extension TypedGroup: GroupMembers {
         members.endIteration()
     }
 
-    @usableFromInline
+    @inlinable
     func remove(_ member: UInt64) -> (any Sendable)? {
-        missed.removeValue(forKey: member)
+        if !missed.isEmpty {
+            missed.removeValue(forKey: member)
+        }
         return members.remove(member)
     }
 

@@ -202,7 +202,7 @@ final class Drain: @unchecked Sendable {
     /// `scope` of the registration `tag` removed, queues `job` to finish the removal, and returns
     /// once no call it covers is in progress (see the type's documentation).
     func remove(tag: UInt, _ scope: DrainStateMachine.RemovalScope, _ job: @escaping DrainJob) {
-        finishRemoval(admitRemoval(tag: tag, scope, job), job)
+        finishRemoval(admitRemoval(tag: tag, scope, { job }), job)
     }
 
     /// How a removal goes on, decided by ``admitRemoval(tag:_:_:)``.
@@ -219,10 +219,13 @@ final class Drain: @unchecked Sendable {
     /// The first half of ``remove(tag:_:_:)``: decides, under the drain's lock only, so a
     /// caller may hold a lock of its own around it (a consumer's, so that the consumer cannot move
     /// to another drain in between). Pass the result to ``finishRemoval(_:_:)``.
+    ///
+    /// `makeJob` is called only when the removal is queued (the drain runs on another thread):
+    /// the common cases run the removal in ``finishRemoval(_:_:)`` with nothing allocated.
     func admitRemoval(
         tag: UInt,
         _ scope: DrainStateMachine.RemovalScope,
-        _ job: @escaping DrainJob
+        _ makeJob: () -> DrainJob
     ) -> RemovalAdmission {
         let context = ThreadContext.current
         if context.owns(self) {
@@ -234,7 +237,8 @@ final class Drain: @unchecked Sendable {
                 tag: tag,
                 scope: scope,
                 job: { serial in
-                    { [self] in
+                    let job = makeJob()
+                    return { [self] in
                         job()
                         clearMark(serial)
                     }
@@ -249,7 +253,8 @@ final class Drain: @unchecked Sendable {
     }
 
     /// The second half of ``remove(tag:_:_:)``; call without holding any lock.
-    func finishRemoval(_ admission: RemovalAdmission, _ job: DrainJob) {
+    /// `job` runs here unless the removal was queued (``RemovalAdmission/marked(tag:_:)``).
+    func finishRemoval(_ admission: RemovalAdmission, _ job: () -> Void) {
         let context = ThreadContext.current
         switch admission {
         case .reentrant:

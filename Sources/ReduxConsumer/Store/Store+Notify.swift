@@ -8,9 +8,10 @@ extension Store {
     /// - Parameter old: The state before the action, when there are closure subscribers (an
     ///   untyped pointer: an `Optional<State>` would cost a metadata lookup per dispatch here).
     func notify(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
-        let engine = host.engine.value
+        let engine = core.engine
         let hasClosures = !core.closures.isEmpty
-        guard hasClosures || engine.nodeCount > 0 || !core.listeners.isEmpty || core.hasEffects else { return }
+        let hasNodes = (engine?.nodeCount ?? 0) > 0
+        guard hasClosures || hasNodes || !core.listeners.isEmpty || core.hasEffects else { return }
         // Published before anyone hears of the action: a callback that tells another thread must
         // let that thread read the new state. (With no one to notify, it waits for the job's end.)
         drain.publishIfNeeded()
@@ -21,17 +22,16 @@ extension Store {
         // for the next action, whichever part of the pass added it.
         core.closures.beginIteration()
         core.listeners.beginIteration()
-        engine.holdsInstantCalls = true
-        let runs = engine.nodeCount > 0 ? engine.evaluate(UnsafeMutableRawPointer(state)) : 0
+        engine?.holdsInstantCalls = true
+        let runs = hasNodes ? engine?.evaluate(UnsafeMutableRawPointer(state)) ?? 0 : 0
         if hasClosures, let old {
             notifyClosures(
                 core, old: old.assumingMemoryBound(to: State.self), new: state, consumerRuns: runs, engine: engine)
-        } else {
-            if runs > 0 {
-                engine.deliverRuns(state: UnsafeMutableRawPointer(state))
-            }
+        } else if runs > 0 {
+            engine?.deliverRuns(state: UnsafeMutableRawPointer(state))
         }
-        engine.endPass()
+        // Read again: a consumer subscribed during the pass may have brought the engine.
+        core.engine?.endPass()
         if !core.listeners.isEmpty || core.hasEffects {
             // A page hears a forwarded global action as the action itself: its listeners, its
             // `actions` sequence and its effects never see the wrapper that routes it past the
@@ -63,13 +63,14 @@ extension Store {
         old: UnsafeMutablePointer<State>,
         new: UnsafeMutablePointer<State>,
         consumerRuns runs: Int,
-        engine: SelectionEngine
+        engine: SelectionEngine?
     ) {
         let end = core.closures.slotCount
         var slot = 0
         var run = 0
         while slot < end || run < runs {
-            if run < runs, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot) {
+            // `runs` is 0 without an engine.
+            if run < runs, let engine, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot) {
                 engine.deliverRun(run, state: UnsafeMutableRawPointer(core.state))
                 run += 1
                 continue

@@ -67,6 +67,7 @@ extension Store {
     func consumerSubscription(
         _ consumer: StateConsumer<State>
     ) -> (registration: (@Sendable (Store) -> Void)?, subscription: Subscription) {
+        let host = host
         let (epoch, isFirst) = consumer.beginSubscription(to: host)
         let subscription = Subscription { [weak self, weak consumer] in
             guard let self, let consumer else { return }
@@ -76,11 +77,19 @@ extension Store {
         let order = takeOrder()
         consumer.move(to: host)
         let registration: @Sendable (Store) -> Void = { store in
-            guard consumer.isSubscribed(epoch: epoch, to: store.host) else { return }
+            let host = store.host
+            guard consumer.isSubscribed(epoch: epoch, to: host) else { return }
             let core = store.core.value
             core.consumers[ObjectIdentifier(consumer)] = consumer
-            store.host.engine.value.attach(
-                consumer.registration(in: store.host),
+            let engine = host.engine.value
+            if core.engine == nil {
+                core.engine = engine
+                // Subscribed from inside a pass: `.instantly` calls of members added during it
+                // wait for its end, as with an engine that took part in it.
+                engine.holdsInstantCalls = core.isNotifying
+            }
+            engine.attach(
+                consumer.registration(in: host),
                 order: order,
                 state: UnsafeMutableRawPointer(core.state)
             )

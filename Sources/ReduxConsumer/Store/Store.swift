@@ -28,7 +28,11 @@
 /// forever.
 public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     let drain = Drain()
-    let host: ConsumerHost<State>
+    /// The consumers' host once made (see ``host``). Not in `shared`: the drain refers to
+    /// `shared` (it publishes into it) and the host to the drain, which would close a cycle.
+    // `nonisolated(unsafe)`: read and written only inside `drain.locked` (the ThreadSanitizer run
+    // of the suite checks it).
+    nonisolated(unsafe) private var madeHost: ConsumerHost?
     let core: DrainBound<StoreCore<State>>
     /// The published state and the counts every thread reads, guarded by the drain's lock.
     let shared: StoreShared<State>
@@ -88,12 +92,6 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         self.shared = shared
         let core = DrainBound(StoreCore(state: initialState, middleware: middleware), drain: drain)
         self.core = core
-        // Weak: a subscribed consumer refers to the host, and the core keeps the consumer.
-        host = ConsumerHost(drain: drain, isStore: true) { [weak core] body in
-            guard let core else { return false }
-            body(UnsafeMutableRawPointer(core.value.state))
-            return true
-        }
         diagnose = diagnostics ?? { writeLineToStandardError($0) }
         // The cells live as long as the store, and the drain publishes only during its jobs.
         let working = core.value(unchecked: ()).state
@@ -146,6 +144,28 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             shared[keyPath: slot] = part
             return part
         }
+    }
+
+    /// Where the store's consumers live, made when the first one subscribes: a store (a page)
+    /// that never has consumers pays nothing for them.
+    var host: ConsumerHost {
+        drain.locked {
+            if let madeHost { return madeHost }
+            // Weak: a subscribed consumer refers to the host, and the core keeps the consumer.
+            let host = ConsumerHost(drain: drain, isStore: true, stateType: State.self, address: address) {
+                [weak core] body in
+                guard let core else { return false }
+                body(UnsafeMutableRawPointer(core.value.state))
+                return true
+            }
+            madeHost = host
+            return host
+        }
+    }
+
+    /// The store's identity in messages.
+    private var address: UInt {
+        UInt(bitPattern: ObjectIdentifier(self))
     }
 
     /// Whether the store was released or its page closed.
@@ -216,7 +236,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 
     /// The store's type and identity, for messages: `Store<AppState>(0x…)`.
     public var description: String {
-        host.description
+        ConsumerHost.describe(isStore: true, stateType: State.self, address: address)
     }
 
     /// Sends `action` through the middleware to the reducer, then notifies subscribers.

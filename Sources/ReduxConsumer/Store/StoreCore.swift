@@ -36,6 +36,9 @@ final class StoreCore<State: Sendable> {
     /// the generic array).
     var effects: [Effect<State>] = []
     @exclusivity(unchecked) var hasEffects = false
+    /// The engine of the store's consumers, once one subscribed (set by the job that attaches
+    /// it); a store without consumers evaluates nothing.
+    @exclusivity(unchecked) var engine: SelectionEngine?
 
     init(state: State, middleware: [Middleware<State>]) {
         self.state = .allocate(capacity: 1)
