@@ -42,7 +42,8 @@ final class ConsumerHost: Sendable, CustomStringConvertible {
 
     /// The store's type and a short identity, for messages: `Store<AppState>(0x7f…)`.
     var description: String {
-        Self.describe(isStore: isStore, stateType: stateType, address: address ?? UInt(bitPattern: ObjectIdentifier(self)))
+        let address = address ?? UInt(bitPattern: ObjectIdentifier(self))
+        return Self.describe(isStore: isStore, stateType: stateType, address: address)
     }
 
     /// `Store<AppState>(0x7f…)` or `StateConsumer<AppState>(0x7f…)`.

@@ -386,7 +386,8 @@ final class SelectionEngine {
         while next < instantCallsAfterPass.count {
             let due = instantCallsAfterPass[next]
             next += 1
-            guard due.registration.engine === self, due.registration.groupOfMember.element(due.member) === due.group else {
+            guard due.registration.engine === self, due.registration.groupOfMember.element(due.member) === due.group
+            else {
                 continue  // removed, or its consumer left, before its call
             }
             due.call(due.group, due.state, drain)

@@ -70,7 +70,8 @@ extension Store {
         var run = 0
         while slot < end || run < runs {
             // `runs` is 0 without an engine.
-            if run < runs, let engine, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot) {
+            if run < runs, let engine, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot)
+            {
                 engine.deliverRun(run, state: UnsafeMutableRawPointer(core.state))
                 run += 1
                 continue
