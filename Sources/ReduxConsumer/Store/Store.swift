@@ -388,9 +388,10 @@ struct StatePublishing<State>: Sendable {
 
     @usableFromInline
     init(
-        replace: @escaping @Sendable (
-            UnsafeMutablePointer<State>, UnsafeMutablePointer<State>, UnsafeMutablePointer<State>
-        ) -> Void,
+        replace:
+            @escaping @Sendable (
+                UnsafeMutablePointer<State>, UnsafeMutablePointer<State>, UnsafeMutablePointer<State>
+            ) -> Void,
         release: @escaping @Sendable (UnsafeMutablePointer<State>) -> Void
     ) {
         self.replace = replace
