@@ -12,10 +12,10 @@
 /// subscribers and its action listeners.
 @usableFromInline
 struct SlotList<Element> {
-    /// Identifiers in slot order, strictly increasing.
-    @usableFromInline var identifiers: [UInt64] = []
-    /// Parallel to `identifiers`; `nil` for a removed element.
-    @usableFromInline var elements: [Element?] = []
+    /// The slots, identifiers strictly increasing; `element` is `nil` for a removed one. One
+    /// array, not two parallel ones: a list holding one element (a consumer's only member on a
+    /// selection, the common case) is one allocation, and a delivery reads one buffer.
+    @usableFromInline var entries: [Entry] = []
     /// Inserted during an iteration, in arrival order; merged when the last iteration ends.
     @usableFromInline var pending: [(identifier: UInt64, element: Element)] = []
     @usableFromInline var holes = 0
@@ -24,37 +24,50 @@ struct SlotList<Element> {
     /// (a lookup costs more than a removal); two 32-bit counters share one word.
     @usableFromInline var pendingCount: Int32 = 0
 
+    /// One slot: an identifier and its element (`nil` once removed).
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let identifier: UInt64
+        @usableFromInline var element: Element?
+
+        @inlinable
+        init(identifier: UInt64, element: Element?) {
+            self.identifier = identifier
+            self.element = element
+        }
+    }
+
     @inlinable
     init() {}
 
     /// The number of live elements, pending ones included.
     @inlinable
-    var count: Int { identifiers.count - holes + Int(pendingCount) }
+    var count: Int { entries.count - holes + Int(pendingCount) }
 
     @inlinable
     var isEmpty: Bool { count == 0 }
 
     /// The number of slots an iteration walks (holes included, pending ones excluded).
     @inlinable
-    var slotCount: Int { identifiers.count }
+    var slotCount: Int { entries.count }
 
     /// The live element in `slot`, or `nil` for a hole.
     @inlinable
     subscript(slot slot: Int) -> Element? {
-        elements[slot]
+        entries[slot].element
     }
 
     /// The identifier of the element in `slot` (a hole keeps the identifier it had).
     @inlinable
     func identifier(atSlot slot: Int) -> UInt64 {
-        identifiers[slot]
+        entries[slot].identifier
     }
 
     /// The first live slot at or after `slot`, or `slotCount`.
     @inlinable
     func liveSlot(from slot: Int) -> Int {
         var slot = slot
-        while slot < elements.count, elements[slot] == nil {
+        while slot < entries.count, entries[slot].element == nil {
             slot += 1
         }
         return slot
@@ -80,8 +93,8 @@ struct SlotList<Element> {
     @inlinable
     @discardableResult
     mutating func remove(_ identifier: UInt64) -> Element? {
-        if let slot = slot(of: identifier), let element = elements[slot] {
-            elements[slot] = nil
+        if let slot = slot(of: identifier), let element = entries[slot].element {
+            entries[slot].element = nil
             holes += 1
             compactIfWorthIt()
             return element
@@ -98,10 +111,10 @@ struct SlotList<Element> {
     mutating func removeAll() -> [Element] {
         var removed: [Element] = []
         removed.reserveCapacity(count)
-        for slot in elements.indices {
-            if let element = elements[slot] {
+        for slot in entries.indices {
+            if let element = entries[slot].element {
                 removed.append(element)
-                elements[slot] = nil
+                entries[slot].element = nil
                 holes += 1
             }
         }
@@ -117,7 +130,7 @@ struct SlotList<Element> {
     /// The live element with `identifier`, if there is one (pending ones included).
     @inlinable
     func element(_ identifier: UInt64) -> Element? {
-        if let slot = slot(of: identifier), let element = elements[slot] {
+        if let slot = slot(of: identifier), let element = entries[slot].element {
             return element
         }
         guard pendingCount > 0 else { return nil }
@@ -129,8 +142,7 @@ struct SlotList<Element> {
     @inlinable
     mutating func clear() {
         assert(iterationDepth == 0, "SlotList cleared during an iteration")
-        identifiers = []
-        elements = []
+        entries = []
         pending = []
         holes = 0
         pendingCount = 0
@@ -139,7 +151,7 @@ struct SlotList<Element> {
     /// Whether an element with `identifier` is here.
     @inlinable
     func contains(_ identifier: UInt64) -> Bool {
-        if let slot = slot(of: identifier), elements[slot] != nil {
+        if let slot = slot(of: identifier), entries[slot].element != nil {
             return true
         }
         return pendingCount > 0 && pending.contains { $0.identifier == identifier }
@@ -174,64 +186,57 @@ struct SlotList<Element> {
     @inlinable
     func slot(of identifier: UInt64) -> Int? {
         var low = 0
-        var high = identifiers.count
+        var high = entries.count
         while low < high {
             let middle = (low + high) / 2
-            if identifiers[middle] < identifier {
+            if entries[middle].identifier < identifier {
                 low = middle + 1
             } else {
                 high = middle
             }
         }
-        return low < identifiers.count && identifiers[low] == identifier ? low : nil
+        return low < entries.count && entries[low].identifier == identifier ? low : nil
     }
 
     @inlinable
     mutating func place(_ element: Element, identifier: UInt64) {
-        if let last = identifiers.last, last >= identifier {
+        if let last = entries.last, last.identifier >= identifier {
             var low = 0
-            var high = identifiers.count
+            var high = entries.count
             while low < high {
                 let middle = (low + high) / 2
-                if identifiers[middle] < identifier {
+                if entries[middle].identifier < identifier {
                     low = middle + 1
                 } else {
                     high = middle
                 }
             }
-            precondition(identifiers[low] != identifier, "SlotList: identifier \(identifier) inserted twice")
-            identifiers.insert(identifier, at: low)
-            elements.insert(element, at: low)
+            precondition(entries[low].identifier != identifier, "SlotList: identifier \(identifier) inserted twice")
+            entries.insert(Entry(identifier: identifier, element: element), at: low)
         } else {
-            identifiers.append(identifier)
-            elements.append(element)
+            entries.append(Entry(identifier: identifier, element: element))
         }
     }
 
     /// Squeezes out holes once they outnumber the live elements, unless an iteration runs.
     @inlinable
     mutating func compactIfWorthIt() {
-        guard iterationDepth == 0, holes > 0, holes * 2 >= identifiers.count else { return }
-        if holes == identifiers.count {
+        guard iterationDepth == 0, holes > 0, holes * 2 >= entries.count else { return }
+        if holes == entries.count {
             // Nothing left (a list that holds one element at a time, often): keep a small buffer.
-            identifiers.removeAll(keepingCapacity: holes <= 16)
-            elements.removeAll(keepingCapacity: holes <= 16)
+            entries.removeAll(keepingCapacity: holes <= 16)
             holes = 0
             return
         }
         var kept = 0
-        elements.withUnsafeMutableBufferPointer { elements in
-            identifiers.withUnsafeMutableBufferPointer { identifiers in
-                for slot in elements.indices where elements[slot] != nil {
-                    // Swapped with the hole at `kept`: moves, no retain or release.
-                    elements.swapAt(kept, slot)
-                    identifiers[kept] = identifiers[slot]
-                    kept += 1
-                }
+        entries.withUnsafeMutableBufferPointer { entries in
+            for slot in entries.indices where entries[slot].element != nil {
+                // Swapped with the hole at `kept`: moves, no retain or release.
+                entries.swapAt(kept, slot)
+                kept += 1
             }
         }
-        elements.removeLast(elements.count - kept)
-        identifiers.removeLast(identifiers.count - kept)
+        entries.removeLast(entries.count - kept)
         holes = 0
     }
 }

@@ -81,20 +81,18 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         publishing: StatePublishing<State>
     ) {
         self.reducer = reducer
-        let shared = StoreShared(state: initialState)
-        self.shared = shared
         let core = DrainBound(StoreCore(state: initialState, middleware: middleware), drain: drain)
         self.core = core
-        diagnose = diagnostics ?? { writeLineToStandardError($0) }
         // The cells live as long as the store, and the drain publishes only during its jobs.
-        let working = core.value(unchecked: ()).state
+        let shared = StoreShared(
+            state: initialState, working: core.value(unchecked: ()).state, publishing: publishing)
+        self.shared = shared
+        diagnose = diagnostics ?? { writeLineToStandardError($0) }
         // Under the drain's lock only moves and copies (no user code): the state replaced goes to
         // `retired`, and is released after the lock, so a `deinit` of something it held runs
-        // with no lock held (guarantee 4).
-        drain.setPublisher(
-            { publishing.replace(shared.state, shared.retired, working) },
-            releasing: { publishing.release(shared.retired) }
-        )
+        // with no lock held (guarantee 4). Each closure captures `shared` alone: no context to
+        // allocate.
+        drain.setPublisher({ shared.publish() }, releasing: { shared.releaseRetired() })
         if !middleware.isEmpty {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
@@ -344,10 +342,26 @@ final class StoreShared<State>: @unchecked Sendable {
     /// Whether the store was torn down: what is made later starts finished.
     var isTornDown = false
 
-    init(state: State) {
+    /// The store's working state (its core's), which `publish()` copies.
+    private let working: UnsafeMutablePointer<State>
+    private let publishing: StatePublishing<State>
+
+    init(state: State, working: UnsafeMutablePointer<State>, publishing: StatePublishing<State>) {
         self.state = .allocate(capacity: 1)
         self.state.initialize(to: state)
         retired = .allocate(capacity: 1)
+        self.working = working
+        self.publishing = publishing
+    }
+
+    /// Publishes the working state; the drain's owner calls it under the drain's lock.
+    func publish() {
+        publishing.replace(state, retired, working)
+    }
+
+    /// Releases the state `publish()` replaced; the drain's owner calls it after the lock.
+    func releaseRetired() {
+        publishing.release(retired)
     }
 
     deinit {
