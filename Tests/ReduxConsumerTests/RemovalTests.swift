@@ -210,6 +210,62 @@ struct RemovalTests {
         case token, removeAll, subscription, bag, pageClose
     }
 
+    /// An add made from inside another store's work while the consumer's store is busy on a
+    /// third thread is queued behind that work (it does not wait); removing its member (by token,
+    /// or with `removeAll`) before it runs cancels it: the member is never admitted, never called
+    /// (not even its `.instantly` call) and not counted.
+    @Test(arguments: [false, true])
+    func anAddQueuedBehindAnotherThreadIsCancelledByItsRemoval(removingAll: Bool) {
+        let store = makeStore()
+        let other = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let calls = CallCounter()
+        let counts = Recorder<Int>()
+        // Another consumer holds the store busy: the one under test has no call in progress, so
+        // its removals need not wait.
+        let blocker = StateConsumer<AppState>()
+        blocker.add(\.counter) { _ in
+            entered.signal()
+            release.wait()
+        }
+        let blockerSubscription = store.subscribe(blocker)
+        let earlier = CallCounter()
+        consumer.add(\.counter) { _ in earlier.increment() }
+        let subscription = store.subscribe(consumer)
+        let otherSubscription = other.subscribe { _, _ in
+            // Inside `other`'s work while `store` is busy on the dispatcher's thread: queued.
+            let token = consumer.add(\.name, options: .instantly) { _ in calls.increment() }
+            counts.append(consumer.count)
+            if removingAll {
+                consumer.removeAll()
+            } else {
+                token.cancel()
+            }
+            counts.append(consumer.count)
+        }
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            entered.wait()
+            other.dispatch(CounterAction.increment)
+            release.signal()
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        store.dispatch(CounterAction.rename("late"))
+        store.dispatch(CounterAction.rename("later"))
+        #expect(calls.value == 0)
+        // `removeAll` also reached the member whose call the pass had not made yet.
+        #expect(earlier.value == (removingAll ? 0 : 1))
+        #expect(counts.values == [2, removingAll ? 0 : 1])
+        #expect(consumer.count == (removingAll ? 0 : 1))
+        subscription.cancel()
+        blockerSubscription.cancel()
+        otherSubscription.cancel()
+        #expect(store.subscriberCount == 0)
+    }
+
     /// Calls waiting on a queue when their member is removed are dropped: the callback never runs.
     @Test(arguments: QueuedRemoval.allCases)
     func pendingQueuedCallsAreDroppedByTheirRemoval(_ removal: QueuedRemoval) {
