@@ -200,7 +200,8 @@ extension StateConsumer {
                 id: reserveMemberID(owner: owner),
                 key: key,
                 selection: selection,
-                evaluate: TypedGroup<State, Value>.evaluator(selection),
+                // A function reference, no context: the evaluation is made with the member's group.
+                makeEvaluator: TypedGroup<State, Value>.evaluator(_:),
                 options: options,
                 callback: callback
             )
@@ -222,7 +223,7 @@ extension StateConsumer {
                 id: reserveMemberID(owner: owner),
                 key: nil,
                 selection: selection,
-                evaluate: TypedGroup<State, Value>.evaluator(selection, isEqual: isEqual),
+                makeEvaluator: { TypedGroup<State, Value>.evaluator($0, isEqual: isEqual) },
                 options: options,
                 callback: callback
             )
@@ -235,23 +236,27 @@ extension StateConsumer {
         id: UInt64,
         key: GroupKey?,
         selection: Selection<State, Value>,
-        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
+        makeEvaluator: @escaping (Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache)
+            -> Bool,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
     ) -> Enrollment {
         Enrollment(
             id: id,
             key: key,
-            makeGroup: { state, cell, routes, tag, cache in
-                let cell =
-                    cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
-                    ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
-                let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag)
-                typed.members.insert(callback, identifier: id)
-                return typed.memberGroup(key: key, evaluate: evaluate)
-            },
-            join: { group in
-                TypedGroup<State, Value>.typed(group).members.insert(callback, identifier: id)
+            place: { placement in
+                switch placement {
+                case .join(let group):
+                    TypedGroup<State, Value>.typed(group).members.insert(callback, identifier: id)
+                    return nil
+                case .newGroup(let state, let cell, let routes, let tag, let cache):
+                    let cell =
+                        cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
+                        ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
+                    let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag)
+                    typed.members.insert(callback, identifier: id)
+                    return typed.memberGroup(key: key, evaluate: makeEvaluator(selection))
+                }
             },
             fireInstantly: options.contains(.instantly)
                 ? { group, state, drain in

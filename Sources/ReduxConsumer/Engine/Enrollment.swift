@@ -8,15 +8,10 @@ struct Enrollment: @unchecked Sendable {
     @usableFromInline let id: UInt64
     /// The selection's key, or `nil` for a member that never shares its group.
     @usableFromInline let key: GroupKey?
-    /// Makes the member's group, with the member in it: the cell shares `cell` (the node's, when
-    /// one evaluates this selection already) or starts from the state's value.
-    @usableFromInline let makeGroup:
-        (
-            _ state: UnsafeMutableRawPointer, _ cell: AnyObject?, _ routes: DeliveryRoutes, _ tag: UInt,
-            _ cache: DerivationCache
-        ) -> MemberGroup
-    /// Adds the member to an existing group of its consumer on the same selection.
-    @usableFromInline let join: (_ group: MemberGroup) -> Void
+    /// Places the member: joins an existing group of its consumer on the same selection, or
+    /// makes the member's group with the member in it (returned). One closure for both, so an add
+    /// allocates one context, not one per path.
+    @usableFromInline let place: (_ placement: Placement) -> MemberGroup?
     /// Calls the member once with `old == new`, the group's current value (`.instantly`).
     @usableFromInline let fireInstantly:
         ((_ group: MemberGroup, _ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void)?
@@ -25,15 +20,41 @@ struct Enrollment: @unchecked Sendable {
     init(
         id: UInt64,
         key: GroupKey?,
-        makeGroup:
-            @escaping (UnsafeMutableRawPointer, AnyObject?, DeliveryRoutes, UInt, DerivationCache) -> MemberGroup,
-        join: @escaping (MemberGroup) -> Void,
+        place: @escaping (Placement) -> MemberGroup?,
         fireInstantly: ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)?
     ) {
         self.id = id
         self.key = key
-        self.makeGroup = makeGroup
-        self.join = join
+        self.place = place
         self.fireInstantly = fireInstantly
+    }
+}
+
+extension Enrollment {
+    /// Where a member goes (see ``Enrollment/place``).
+    @usableFromInline
+    enum Placement {
+        /// Into an existing group of its consumer on the same selection.
+        case join(MemberGroup)
+        /// Into a new group; its cell shares `cell` (the node's, when one evaluates this selection
+        /// already) or starts from the value in the state at `state`.
+        case newGroup(
+            state: UnsafeMutableRawPointer, cell: AnyObject?, routes: DeliveryRoutes, tag: UInt, cache: DerivationCache)
+    }
+
+    /// Adds the member to `group`, an existing group of its consumer on the same selection.
+    func join(_ group: MemberGroup) {
+        _ = place(.join(group))
+    }
+
+    /// Makes the member's group, with the member in it.
+    func makeGroup(
+        _ state: UnsafeMutableRawPointer, _ cell: AnyObject?, _ routes: DeliveryRoutes, _ tag: UInt,
+        _ cache: DerivationCache
+    ) -> MemberGroup {
+        guard let group = place(.newGroup(state: state, cell: cell, routes: routes, tag: tag, cache: cache)) else {
+            preconditionFailure("an enrollment made no group")
+        }
+        return group
     }
 }

@@ -33,20 +33,46 @@ final class SelectionNode {
 
     /// Attaches `group` at its place in consumer order.
     ///
-    /// - Complexity: O(1) for a group of the most recently subscribed consumer, O(n) otherwise.
+    /// - Complexity: O(1) for a group of the most recently subscribed consumer, O(n) otherwise
+    ///   (a binary search and a move of the groups after it).
     func attach(_ group: MemberGroup) {
         if let last = groups.last, last.order > group.order {
-            let index = groups.firstIndex { $0.order > group.order } ?? groups.endIndex
-            groups.insert(group, at: index)
+            groups.insert(group, at: firstIndex(orderedAtOrAfter: group.order))
         } else {
             groups.append(group)
         }
     }
 
     /// Detaches `group`.
+    ///
+    /// - Complexity: A binary search, then a move of the groups after it: a node that a thousand
+    ///   pages watch does not scan them all for each page that leaves.
     func detach(_ group: MemberGroup) {
-        if let index = groups.firstIndex(where: { $0 === group }) {
-            groups.remove(at: index)
+        // Orders are distinct on a node (one group per consumer and selection) and do not change
+        // while the group is attached; the scan only guards against a group with an equal order.
+        var index = firstIndex(orderedAtOrAfter: group.order)
+        while index < groups.count, groups[index].order == group.order {
+            if groups[index] === group {
+                groups.remove(at: index)
+                return
+            }
+            index += 1
         }
+        assert(!groups.contains { $0 === group }, "a group attached out of consumer order")
+    }
+
+    /// The index of the first group whose order is at least `order`.
+    private func firstIndex(orderedAtOrAfter order: UInt64) -> Int {
+        var low = 0
+        var high = groups.count
+        while low < high {
+            let middle = (low + high) / 2
+            if groups[middle].order < order {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
     }
 }
