@@ -236,8 +236,7 @@ extension StateConsumer {
         id: UInt64,
         key: GroupKey?,
         selection: Selection<State, Value>,
-        makeEvaluator: @escaping (Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache)
-            -> Bool,
+        makeEvaluator: @escaping (Selection<State, Value>) -> MemberGroup.Evaluation,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
     ) -> Enrollment {

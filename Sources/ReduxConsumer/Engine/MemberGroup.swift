@@ -7,6 +7,11 @@
 /// engine it is in.
 @usableFromInline
 final class MemberGroup {
+    /// Reads a selection from the state at an address, compares it with a cell's last value and
+    /// records it there when it changed; returns whether it changed (see ``SelectionNode``).
+    @usableFromInline
+    typealias Evaluation = (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
+
     /// The selection's key, or `nil` for a group no other member may join.
     let key: GroupKey?
     /// The call order of the group's consumer in its engine: consumers are called in the order
