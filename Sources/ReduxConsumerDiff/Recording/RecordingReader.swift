@@ -231,7 +231,19 @@ public final class RecordingReader<State: Sendable> {
     /// ``verify(_:after:)`` for a parsed step; it reads nothing from the state when the step has
     /// nothing to compare.
     func verify(_ state: State, after step: ParsedStep) throws(ReplayError) {
-        guard (step.hash != nil && hash != nil) || step.snapshot != nil else { return }
+        if step.snapshot == nil {
+            guard let recordedHash = step.hash, let hash else { return }
+            // The common case, a hash and no snapshot, is compared here: the general path's `State?`
+            // values cost a type-metadata lookup on every call (this code is not specialized).
+            if (try? hash.compute(state, hashScratch)) == recordedHash { return }
+        }
+        try verifyInFull(state, after: step)
+    }
+
+    /// The rest of the parsed step's verification: a snapshot to compare, or a hash that differs,
+    /// reported as a divergence with its diff.
+    @inline(never)
+    private func verifyInFull(_ state: State, after step: ParsedStep) throws(ReplayError) {
         let snapshot = step.snapshot == nil ? nil : step.snapshot as? State
         try verify(state, index: step.index, line: step.line, recordedHash: step.hash, snapshot: snapshot) {
             switch step.content {

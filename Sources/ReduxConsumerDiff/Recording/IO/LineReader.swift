@@ -25,11 +25,14 @@ final class LineReader {
 
     private let descriptor: Int32?
     private let closesDescriptor: Bool
-    private var buffer: [UInt8]
+    // `@exclusivity(unchecked)` on the buffer and its bounds: a reader serves one thread at a time
+    // (its parser's), and no method calls out while it holds an access; the dynamic checks cost
+    // about as much as finding a short line.
+    @exclusivity(unchecked) private var buffer: [UInt8]
     /// The first unread byte of `buffer`.
-    private var start = 0
+    @exclusivity(unchecked) private var start = 0
     /// The end of the bytes read into `buffer`.
-    private var end = 0
+    @exclusivity(unchecked) private var end = 0
     /// The offset in the input of `buffer[0]`.
     private var bufferOffset = 0
     private var isAtEndOfInput = false

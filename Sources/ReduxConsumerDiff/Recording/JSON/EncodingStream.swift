@@ -25,6 +25,9 @@ final class EncodingStream {
     @exclusivity(unchecked) private var misuse: String?
     /// Which types are sets or dictionaries: the cast that tells costs far more than a lookup.
     @exclusivity(unchecked) private var unorderedTypes: [ObjectIdentifier: Bool] = [:]
+    /// The last answer of `isUnordered`: a state's own type is asked about once per hash, and a
+    /// comparison costs far less than hashing the key for the table.
+    @exclusivity(unchecked) private var lastUnorderedCheck: (type: ObjectIdentifier, isUnordered: Bool)?
     #if DEBUG
         /// Checks the invariant behind the unchecked accesses: one value at a time.
         private let encodingCheck = Lock(false)
@@ -75,11 +78,17 @@ final class EncodingStream {
     /// Whether values of `type` are unordered collections (``UnorderedEncodable``).
     private func isUnordered<Value>(_ type: Value.Type) -> Bool {
         let key = ObjectIdentifier(type)
-        if let known = unorderedTypes[key] {
-            return known
+        if let last = lastUnorderedCheck, last.type == key {
+            return last.isUnordered
         }
-        let isUnordered = type is any UnorderedEncodable.Type
-        unorderedTypes[key] = isUnordered
+        let isUnordered: Bool
+        if let known = unorderedTypes[key] {
+            isUnordered = known
+        } else {
+            isUnordered = type is any UnorderedEncodable.Type
+            unorderedTypes[key] = isUnordered
+        }
+        lastUnorderedCheck = (key, isUnordered)
         return isUnordered
     }
 

@@ -16,11 +16,14 @@ final class RecordingParser {
     let decodeState: ((_ document: JSONDocument, _ node: Int) throws -> Any)?
     let lines: LineReader
     let document = JSONDocument()
+    // `@exclusivity(unchecked)` on the look-ahead: a parser serves one thread at a time (its
+    // reader's), and no method calls out while it holds an access to them.
+
     /// A line read ahead (looking for a snapshot after an action) and not yet delivered: the
     /// document holds line `number`, which starts at `offset`.
-    var lookaheadLine: (number: Int, offset: Int)?
+    @exclusivity(unchecked) var lookaheadLine: (number: Int, offset: Int)?
     /// An error met reading ahead, thrown when the line is due.
-    var lookaheadFailure: ReplayError?
+    @exclusivity(unchecked) var lookaheadFailure: ReplayError?
     var hasEnded = false
     /// The codec of the last action read: consecutive actions are often of one type.
     var lastCodec: ActionCodecs.Codec?
