@@ -48,7 +48,10 @@ final class EncodingStream {
             precondition(!isAlreadyEncoding, "an EncodingStream encodes one value at a time, on one thread")
             defer { encodingCheck.withLock { $0 = false } }
         #endif
-        frames.removeAll(keepingCapacity: true)
+        if !frames.isEmpty {
+            // Left over by a value that threw.
+            frames.removeAll(keepingCapacity: true)
+        }
         misuse = nil
         isValuePending = true
         try encodeValue(value, level: 0, fillsEmptyValue: false)
@@ -199,7 +202,16 @@ final class EncodingStream {
     }
 
     /// Closes the open containers deeper than `count`, filling a value left pending.
+    @inline(__always)
     private func close(downTo count: Int) {
+        // Before every member and after every value, and usually nothing to close: the check is
+        // inlined, the closing is not.
+        if frames.count > count {
+            closeFrames(downTo: count)
+        }
+    }
+
+    private func closeFrames(downTo count: Int) {
         while frames.count > count {
             if isValuePending {
                 writeEmptyObject()

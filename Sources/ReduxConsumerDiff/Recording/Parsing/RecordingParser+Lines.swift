@@ -21,7 +21,7 @@ extension RecordingParser {
 
     /// Makes the line read ahead current; `true` if there was one.
     func takeLookahead() throws(ReplayError) -> Bool {
-        if let failure = lookaheadFailure {
+        if hasLookaheadFailure, let failure = lookaheadFailure {
             lookaheadFailure = nil
             throw failure
         }

@@ -23,7 +23,12 @@ final class RecordingParser {
     /// document holds line `number`, which starts at `offset`.
     @exclusivity(unchecked) var lookaheadLine: (number: Int, offset: Int)?
     /// An error met reading ahead, thrown when the line is due.
-    @exclusivity(unchecked) var lookaheadFailure: ReplayError?
+    @exclusivity(unchecked) var lookaheadFailure: ReplayError? {
+        didSet { hasLookaheadFailure = lookaheadFailure != nil }
+    }
+    /// Whether there is a `lookaheadFailure`: checked for every line, where reading the optional
+    /// would copy the (large) error.
+    @exclusivity(unchecked) private(set) var hasLookaheadFailure = false
     var hasEnded = false
     /// The codec of the last action read: consecutive actions are often of one type.
     var lastCodec: ActionCodecs.Codec?
@@ -134,7 +139,7 @@ final class RecordingParser {
     var isSeekable: Bool { lines.isSeekable }
 
     var position: Position? {
-        if lookaheadFailure != nil {
+        if hasLookaheadFailure {
             return nil
         }
         if let (number, offset) = lookaheadLine {
