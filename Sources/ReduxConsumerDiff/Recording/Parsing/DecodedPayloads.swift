@@ -106,13 +106,23 @@ final class DecodedPayloads {
         Int(truncatingIfNeeded: hash) & (slotCount - 1)
     }
 
-    /// FNV-1a over the bytes (short payloads: one byte at a time is enough), then MurmurHash3's
+    /// The bytes eight at a time, then the rest one at a time (FNV-1a), then MurmurHash3's
     /// finalizer, so payloads that differ in their last byte (`"s1"`, `"s2"`) get different slots.
     private static func hash(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64 {
         bytes.withUnsafeBufferPointer { buffer in
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for index in range {
-                hash = (hash ^ UInt64(buffer[index])) &* 0x0000_0100_0000_01B3
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(range.count)
+            guard let base = buffer.baseAddress, !range.isEmpty else { return hash }
+            var offset = range.lowerBound
+            while offset + 8 <= range.upperBound {
+                // `offset + 8 <= range.upperBound <= buffer.count`: the word is inside the buffer.
+                let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+                hash = (hash ^ UInt64(littleEndian: word)) &* 0x9E37_79B9_7F4A_7C15
+                hash ^= hash >> 32
+                offset += 8
+            }
+            while offset < range.upperBound {
+                hash = (hash ^ UInt64(base[offset])) &* 0x0000_0100_0000_01B3
+                offset += 1
             }
             hash ^= hash >> 33
             hash &*= 0xFF51_AFD7_ED55_8CCD

@@ -97,7 +97,7 @@ final class RecordingParser {
                 return ParsedStep(
                     index: index,
                     line: lineNumber,
-                    content: content,
+                    content: consume content,
                     hash: hash,
                     snapshot: snapshotFollowing(index)
                 )
