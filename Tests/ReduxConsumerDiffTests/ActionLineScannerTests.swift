@@ -46,10 +46,11 @@ struct ActionLineScannerTests {
     @Test func aHashInUppercaseDigitsIsReadByTheParserAndVerified() throws {
         let actions: [any Action] = [CounterAction.increment, CounterAction.rename("Kim"), CounterAction.increment]
         let text = try recordCounterSession(actions)
-        let edited = text.split(separator: "\n").map { line -> String in
-            guard line.hasPrefix(#"{"index":"#) else { return String(line) }
-            return String(line.dropLast(18)) + line.suffix(18).uppercased()
-        }.joined(separator: "\n") + "\n"
+        let edited =
+            text.split(separator: "\n").map { line -> String in
+                guard line.hasPrefix(#"{"index":"#) else { return String(line) }
+                return String(line.dropLast(18)) + line.suffix(18).uppercased()
+            }.joined(separator: "\n") + "\n"
         #expect(edited != text, "the recorded hashes hold letters")
         let reader = try counterReader(edited)
         let store = Store(initialState: reader.initialState, reducer: appReducer)

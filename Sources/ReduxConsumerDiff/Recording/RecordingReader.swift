@@ -192,7 +192,7 @@ public final class RecordingReader<State: Sendable> {
             line: parsed.line,
             content: content,
             hash: parsed.hash,
-            snapshot: parsed.snapshot.flatMap { $0 as? State }
+            snapshot: parsed.snapshot.flatMap { $0.state as? State }
         )
     }
 
@@ -244,7 +244,7 @@ public final class RecordingReader<State: Sendable> {
     /// reported as a divergence with its diff.
     @inline(never)
     private func verifyInFull(_ state: State, after step: ParsedStep) throws(ReplayError) {
-        let snapshot = step.snapshot == nil ? nil : step.snapshot as? State
+        let snapshot = step.snapshot.flatMap { $0.state as? State }
         try verify(state, index: step.index, line: step.line, recordedHash: step.hash, snapshot: snapshot) {
             switch step.content {
             case .action(let action): (action, String(describing: action))

@@ -125,7 +125,9 @@ final class LineReader {
     }
 
     private func copy(_ range: Range<Int>, into line: inout [UInt8]) {
-        buffer.withUnsafeBufferPointer { line.replaceSubrange(line.indices, with: UnsafeBufferPointer(rebasing: $0[range])) }
+        buffer.withUnsafeBufferPointer {
+            line.replaceSubrange(line.indices, with: UnsafeBufferPointer(rebasing: $0[range]))
+        }
     }
 
     /// Moves the unread bytes to the front (growing the buffer when a line fills it) and reads.

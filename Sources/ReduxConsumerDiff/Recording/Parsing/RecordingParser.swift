@@ -173,5 +173,15 @@ struct ParsedStep {
     let content: Content
     let hash: UInt64?
     /// The recorded state after the action, decoded, when a snapshot follows it.
-    let snapshot: Any?
+    let snapshot: Snapshot?
+
+    /// A decoded snapshot, boxed: a step is checked for one after every action, and testing an
+    /// `Any?` for `nil` copies it.
+    final class Snapshot {
+        let state: Any
+
+        init(_ state: Any) {
+            self.state = state
+        }
+    }
 }
