@@ -25,8 +25,8 @@ import ReduxConsumer
 /// when it is full: bounded memory, one hash and usually one comparison per lookup. A session
 /// that repeats up to ``capacity`` payloads (however they are interleaved) decodes each once; one
 /// that cycles through more decodes them again after each emptying, never worse than decoding
-/// every line. (A direct-mapped table of the same size lost a third of a 100-payload session to
-/// collisions.)
+/// every line. (A direct-mapped table of 256 slots decoded one line in nine again in a session of
+/// 106 payloads, whose slots collided.)
 final class DecodedPayloads {
     /// The longest payload kept; longer ones are decoded every time.
     static let maxPayloadLength = 256
@@ -112,6 +112,7 @@ final class DecodedPayloads {
         bytes.withUnsafeBufferPointer { buffer in
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(range.count)
             guard let base = buffer.baseAddress, !range.isEmpty else { return hash }
+            assert(range.upperBound <= buffer.count, "DecodedPayloads: a payload outside its line")
             var offset = range.lowerBound
             while offset + 8 <= range.upperBound {
                 // `offset + 8 <= range.upperBound <= buffer.count`: the word is inside the buffer.
