@@ -25,9 +25,10 @@ final class LineReader {
 
     private let descriptor: Int32?
     private let closesDescriptor: Bool
-    // `@exclusivity(unchecked)` on the buffer and its bounds: a reader serves one thread at a time
-    // (its parser's), and no method calls out while it holds an access; the dynamic checks cost
-    // about as much as finding a short line.
+    // `@exclusivity(unchecked)` on the buffer and its bounds: a line reader belongs to one
+    // `RecordingReader`, which is not `Sendable` (the compiler keeps it on one thread at a time),
+    // and no method calls out while it holds an access; the dynamic checks cost about as much as
+    // finding a short line.
     @exclusivity(unchecked) private var buffer: [UInt8]
     /// The first unread byte of `buffer`.
     @exclusivity(unchecked) private var start = 0

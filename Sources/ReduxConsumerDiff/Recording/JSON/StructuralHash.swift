@@ -16,8 +16,9 @@ final class StructuralHash: EncodingSink {
 
     /// The hash of the last complete top-level value.
     private(set) var result: UInt64 = 0
-    // `@exclusivity(unchecked)`: only this class's methods touch the open containers, on the one
-    // thread that owns the sink, and none of them calls out while it holds an access.
+    // `@exclusivity(unchecked)`: only this class's methods touch the open containers, and none of
+    // them calls out while it holds an access; the sink is fed by the one `EncodingStream` of its
+    // `HashScratch`, whose debug builds stop at a second value encoded at the same time.
 
     /// The innermost open container, outside `enclosing`: folding a value in touches no array.
     @exclusivity(unchecked) private var current = Accumulator(tag: 0)

@@ -50,8 +50,8 @@ final class DecodedPayloads {
         }
     }
 
-    // `@exclusivity(unchecked)`: only this class's methods touch the table, on the thread that owns
-    // the reader, and none calls out while it holds an access.
+    // `@exclusivity(unchecked)`: only this class's methods touch the table, and none calls out while
+    // it holds an access; the table belongs to one `RecordingReader`, which is not `Sendable`.
     @exclusivity(unchecked) private var slots = [Entry?](repeating: nil, count: DecodedPayloads.slotCount)
     @exclusivity(unchecked) private var count = 0
 

@@ -16,8 +16,9 @@ final class RecordingParser {
     let decodeState: ((_ document: JSONDocument, _ node: Int) throws -> Any)?
     let lines: LineReader
     let document = JSONDocument()
-    // `@exclusivity(unchecked)` on the look-ahead: a parser serves one thread at a time (its
-    // reader's), and no method calls out while it holds an access to them.
+    // `@exclusivity(unchecked)` on the look-ahead: a parser belongs to one `RecordingReader`, which
+    // is not `Sendable` (the compiler keeps it on one thread at a time), and no method calls out
+    // while it holds an access to them.
 
     /// A line read ahead (looking for a snapshot after an action) and not yet delivered: the
     /// document holds line `number`, which starts at `offset`.
