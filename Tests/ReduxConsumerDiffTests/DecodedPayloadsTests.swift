@@ -70,6 +70,34 @@ struct DecodedPayloadsTests {
         #expect(store.state == expected.state)
     }
 
+    @Test func aSessionOfManyDistinctPayloadsDecodesEachOnce() throws {
+        let counter = DecodeCounter()
+        let codecs = countingCodecs(counter)
+        // 200 payloads (`s0`…`s199`), interleaved, three times over: within the table's capacity,
+        // so none is decoded twice whatever slots their hashes pick.
+        let actions: [any Action] = (0..<600).map { CounterAction.set(($0 * 7) % 200) }
+        let text = try record(actions, codecs: codecs)
+        let reader = try RecordingReader<AppState>(bytes: Array(text.utf8), codecs: codecs)
+        let store = Store(initialState: reader.initialState, reducer: appReducer)
+        #expect(try reader.replay(into: store) == 600)
+        #expect(counter.value == 200)
+    }
+
+    @Test func moreDistinctPayloadsThanTheTableHoldsStillReplayExactly() throws {
+        let counter = DecodeCounter()
+        let codecs = countingCodecs(counter)
+        let actions: [any Action] = (0..<2_000).map { CounterAction.set(($0 * 13) % 700) }
+        let text = try record(actions, codecs: codecs)
+        let reader = try RecordingReader<AppState>(bytes: Array(text.utf8), codecs: codecs)
+        let store = Store(initialState: reader.initialState, reducer: appReducer)
+        // Every hash is verified, so a wrong reused action would stop the replay.
+        #expect(try reader.replay(into: store) == 2_000)
+        let expected = Store(initialState: AppState(), reducer: appReducer)
+        for action in actions { expected.dispatch(action) }
+        #expect(store.state == expected.state)
+        #expect(counter.value >= 700)
+    }
+
     @Test func objectsAreDecodedForEveryLine() throws {
         let counter = DecodeCounter()
         let codecs = countingCodecs(counter)

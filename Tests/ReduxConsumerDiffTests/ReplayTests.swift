@@ -346,6 +346,51 @@ struct ReplayTests {
         )
     }
 
+    @Test func aReplayedStateThatCannotBeHashedStopsTheReplayAtItsLine() throws {
+        /// Refuses to encode a negative value.
+        struct Measured: Codable, Equatable, Sendable {
+            var value = 1
+
+            init() {}
+
+            init(from decoder: any Decoder) throws {
+                value = try decoder.singleValueContainer().decode(Int.self)
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                guard value >= 0 else {
+                    throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "negative"))
+                }
+                var container = encoder.singleValueContainer()
+                try container.encode(value)
+            }
+        }
+        let buffer = RecordingBuffer()
+        let recorder = try SessionRecorder<Measured>(to: .memory(buffer), codecs: counterCodecs, hash: .structural)
+        let recorded = Store(
+            initialState: Measured(), reducer: Reducer { state, _ in state.value += 1 },
+            middleware: [recorder.middleware]
+        )
+        recorded.dispatch(CounterAction.increment)
+        recorded.dispatch(CounterAction.increment)
+        try recorder.close()
+
+        let reader = try RecordingReader<Measured>(bytes: Array(buffer.text.utf8), codecs: counterCodecs)
+        // The second action makes a state that cannot be encoded, so not hashed either.
+        let replayed = Store(
+            initialState: reader.initialState,
+            reducer: Reducer { (state: inout Measured, _: CounterAction) in
+                state.value = state.value >= 2 ? -1 : state.value + 1
+            }
+        )
+        let error = #expect(throws: ReplayError.self) { try reader.replay(into: replayed) }
+        #expect(error?.code == "undecodable-state")
+        #expect(error?.line == 4)
+        #expect(error?.message.contains("the replayed state cannot be hashed") == true)
+        #expect(replayed.state.value == -1, "the replay stops after the action whose state cannot be hashed")
+        #expect(reader.lastIndex == 2)
+    }
+
     @Test func aNewerMajorFormatIsRefusedAndANewerMinorRead() throws {
         var lines = try sessionLines()
         lines[0] = lines[0].replacingOccurrences(of: "\"1.0\"", with: "\"2.0\"")

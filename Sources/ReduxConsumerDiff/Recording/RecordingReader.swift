@@ -192,7 +192,7 @@ public final class RecordingReader<State: Sendable> {
             line: parsed.line,
             content: content,
             hash: parsed.hash,
-            snapshot: parsed.snapshot.flatMap { $0 as? State }
+            snapshot: parsed.snapshot.flatMap { $0.state as? State }
         )
     }
 
@@ -231,9 +231,27 @@ public final class RecordingReader<State: Sendable> {
     /// ``verify(_:after:)`` for a parsed step; it reads nothing from the state when the step has
     /// nothing to compare.
     func verify(_ state: State, after step: ParsedStep) throws(ReplayError) {
-        guard (step.hash != nil && hash != nil) || step.snapshot != nil else { return }
-        let snapshot = step.snapshot == nil ? nil : step.snapshot as? State
-        try verify(state, index: step.index, line: step.line, recordedHash: step.hash, snapshot: snapshot) {
+        var replayedHash: UInt64?
+        if step.snapshot == nil {
+            guard let recordedHash = step.hash, let hash else { return }
+            // The common case, a hash and no snapshot, is compared here: the general path's `State?`
+            // values cost a type-metadata lookup on every call (this code is not specialized).
+            let stateHash = try self.stateHash(state, with: hash, line: step.line)
+            if stateHash == recordedHash { return }
+            replayedHash = stateHash
+        }
+        try verifyInFull(state, after: step, replayedHash: replayedHash)
+    }
+
+    /// The rest of the parsed step's verification: a snapshot to compare, or a hash that differs,
+    /// reported as a divergence with its diff.
+    @inline(never)
+    private func verifyInFull(_ state: State, after step: ParsedStep, replayedHash: UInt64?) throws(ReplayError) {
+        let snapshot = step.snapshot.flatMap { $0.state as? State }
+        try verify(
+            state, index: step.index, line: step.line, recordedHash: step.hash, snapshot: snapshot,
+            replayedHash: replayedHash
+        ) {
             switch step.content {
             case .action(let action): (action, String(describing: action))
             case .skipped(let actionType): (nil, "skipped \(actionType)")
@@ -241,25 +259,37 @@ public final class RecordingReader<State: Sendable> {
         }
     }
 
+    /// `hash` of `state`, or the error that says the state cannot be hashed.
+    private func stateHash(_ state: State, with hash: StateHash<State>, line: Int) throws(ReplayError) -> UInt64 {
+        do {
+            return try hash.compute(state, hashScratch)
+        } catch {
+            throw ReplayError(
+                .undecodableState(reason: "the replayed state cannot be hashed: \(describe(error))"),
+                line: line,
+                source: source
+            )
+        }
+    }
+
+    /// Compares `state` with the recorded hash (`knownHash`, when given, is its hash, computed
+    /// already) or else the snapshot, and throws the divergence.
     private func verify(
         _ state: State,
         index: Int,
         line: Int,
         recordedHash: UInt64?,
         snapshot: State?,
+        replayedHash knownHash: UInt64? = nil,
         action: () -> (action: (any Action)?, description: String)
     ) throws(ReplayError) {
         var replayedHash: UInt64?
         if let recordedHash, let hash {
             let stateHash: UInt64
-            do {
-                stateHash = try hash.compute(state, hashScratch)
-            } catch {
-                throw ReplayError(
-                    .undecodableState(reason: "the replayed state cannot be hashed: \(describe(error))"),
-                    line: line,
-                    source: source
-                )
+            if let knownHash {
+                stateHash = knownHash
+            } else {
+                stateHash = try self.stateHash(state, with: hash, line: line)
             }
             if stateHash == recordedHash { return }
             replayedHash = stateHash

@@ -55,8 +55,8 @@ public struct StateHash<State: Sendable>: Sendable {
     ///
     /// - Parameter state: The state to hash.
     /// - Returns: The hash, the same for equal states in every process.
-    /// - Throws: The error of a state ``structural`` cannot encode (a `Double` NaN, an
-    ///   `encode(to:)` that throws).
+    /// - Throws: The error of a state ``structural`` cannot encode (an `encode(to:)` that throws).
+    ///   A NaN does not throw: every NaN hashes alike.
     public func callAsFunction(_ state: State) throws -> UInt64 {
         try compute(state, HashScratch())
     }

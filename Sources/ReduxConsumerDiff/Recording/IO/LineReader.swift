@@ -25,11 +25,15 @@ final class LineReader {
 
     private let descriptor: Int32?
     private let closesDescriptor: Bool
-    private var buffer: [UInt8]
+    // `@exclusivity(unchecked)` on the buffer and its bounds: a line reader belongs to one
+    // `RecordingReader`, which is not `Sendable` (the compiler keeps it on one thread at a time),
+    // and no method calls out while it holds an access; the dynamic checks cost about as much as
+    // finding a short line.
+    @exclusivity(unchecked) private var buffer: [UInt8]
     /// The first unread byte of `buffer`.
-    private var start = 0
+    @exclusivity(unchecked) private var start = 0
     /// The end of the bytes read into `buffer`.
-    private var end = 0
+    @exclusivity(unchecked) private var end = 0
     /// The offset in the input of `buffer[0]`.
     private var bufferOffset = 0
     private var isAtEndOfInput = false
@@ -122,8 +126,9 @@ final class LineReader {
     }
 
     private func copy(_ range: Range<Int>, into line: inout [UInt8]) {
-        line.removeAll(keepingCapacity: true)
-        buffer.withUnsafeBufferPointer { line.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        buffer.withUnsafeBufferPointer {
+            line.replaceSubrange(line.indices, with: UnsafeBufferPointer(rebasing: $0[range]))
+        }
     }
 
     /// Moves the unread bytes to the front (growing the buffer when a line fills it) and reads.

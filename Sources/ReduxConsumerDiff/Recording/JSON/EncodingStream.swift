@@ -25,6 +25,9 @@ final class EncodingStream {
     @exclusivity(unchecked) private var misuse: String?
     /// Which types are sets or dictionaries: the cast that tells costs far more than a lookup.
     @exclusivity(unchecked) private var unorderedTypes: [ObjectIdentifier: Bool] = [:]
+    /// The last answer of `isUnordered`: a state's own type is asked about once per hash, and a
+    /// comparison costs far less than hashing the key for the table.
+    @exclusivity(unchecked) private var lastUnorderedCheck: (type: ObjectIdentifier, isUnordered: Bool)?
     #if DEBUG
         /// Checks the invariant behind the unchecked accesses: one value at a time.
         private let encodingCheck = Lock(false)
@@ -45,7 +48,10 @@ final class EncodingStream {
             precondition(!isAlreadyEncoding, "an EncodingStream encodes one value at a time, on one thread")
             defer { encodingCheck.withLock { $0 = false } }
         #endif
-        frames.removeAll(keepingCapacity: true)
+        if !frames.isEmpty {
+            // Left over by a value that threw.
+            frames.removeAll(keepingCapacity: true)
+        }
         misuse = nil
         isValuePending = true
         try encodeValue(value, level: 0, fillsEmptyValue: false)
@@ -75,11 +81,17 @@ final class EncodingStream {
     /// Whether values of `type` are unordered collections (``UnorderedEncodable``).
     private func isUnordered<Value>(_ type: Value.Type) -> Bool {
         let key = ObjectIdentifier(type)
-        if let known = unorderedTypes[key] {
-            return known
+        if let last = lastUnorderedCheck, last.type == key {
+            return last.isUnordered
         }
-        let isUnordered = type is any UnorderedEncodable.Type
-        unorderedTypes[key] = isUnordered
+        let isUnordered: Bool
+        if let known = unorderedTypes[key] {
+            isUnordered = known
+        } else {
+            isUnordered = type is any UnorderedEncodable.Type
+            unorderedTypes[key] = isUnordered
+        }
+        lastUnorderedCheck = (key, isUnordered)
         return isUnordered
     }
 
@@ -190,7 +202,16 @@ final class EncodingStream {
     }
 
     /// Closes the open containers deeper than `count`, filling a value left pending.
+    @inline(__always)
     private func close(downTo count: Int) {
+        // Before every member and after every value, and usually nothing to close: the check is
+        // inlined, the closing is not.
+        if frames.count > count {
+            closeFrames(downTo: count)
+        }
+    }
+
+    private func closeFrames(downTo count: Int) {
         while frames.count > count {
             if isValuePending {
                 writeEmptyObject()

@@ -58,6 +58,9 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return StreamEncoder(stream: stream, level: depth + 1)
     }
 
+    // Inlined, so each scalar's closure is too: a call through the closure and the stream's
+    // sink cost as much as hashing the scalar.
+    @inline(__always)
     private func write(_ key: Key, _ body: (any EncodingSink) throws -> Void) throws {
         try stream.beginMember(key.stringValue, depth: depth, id: id)
         try writeScalar(into: stream, body)
@@ -113,6 +116,7 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
         return StreamEncoder(stream: stream, level: depth + 1)
     }
 
+    @inline(__always)
     private func write(_ body: (any EncodingSink) throws -> Void) throws {
         try stream.beginElement(depth: depth, id: id)
         try writeScalar(into: stream, body)
@@ -147,6 +151,7 @@ struct StreamSingleValueContainer: SingleValueEncodingContainer {
         try stream.encodeValue(value, level: level)
     }
 
+    @inline(__always)
     private func write(_ body: (any EncodingSink) throws -> Void) throws {
         try stream.beginScalar(level: level)
         try writeScalar(into: stream, body)
@@ -154,6 +159,7 @@ struct StreamSingleValueContainer: SingleValueEncodingContainer {
 }
 
 /// Writes one scalar into the stream's sink, turning a sink's refusal into an `EncodingError`.
+@inline(__always)
 private func writeScalar(
     into stream: EncodingStream,
     _ body: (any EncodingSink) throws -> Void

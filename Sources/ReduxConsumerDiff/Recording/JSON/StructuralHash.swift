@@ -16,9 +16,16 @@ final class StructuralHash: EncodingSink {
 
     /// The hash of the last complete top-level value.
     private(set) var result: UInt64 = 0
-    // `@exclusivity(unchecked)`: only this class's methods touch `stack`, on the one thread that
-    // owns the sink, and none of them calls out while it holds an access.
-    @exclusivity(unchecked) private var stack: [Accumulator] = []
+    // `@exclusivity(unchecked)`: only this class's methods touch the open containers, and none of
+    // them calls out while it holds an access; the sink is fed by the one `EncodingStream` of its
+    // `HashScratch`, whose debug builds stop at a second value encoded at the same time.
+
+    /// The innermost open container, outside `enclosing`: folding a value in touches no array.
+    @exclusivity(unchecked) private var current = Accumulator(tag: 0)
+    /// The number of open containers, `current` included.
+    @exclusivity(unchecked) private var depth = 0
+    /// The open containers around `current`, outermost first.
+    @exclusivity(unchecked) private var enclosing: [Accumulator] = []
 
     init() {}
 
@@ -39,22 +46,25 @@ final class StructuralHash: EncodingSink {
     private static let numberTag: UInt64 = 0x6e75_6d62_6572_0008
     private static let stringTag: UInt64 = 0x7374_7269_6e67_0009
 
-    /// Forgets any partial value, keeping the stack's storage.
+    /// Forgets any partial value, keeping the storage of the open containers.
     func reset() {
-        stack.removeAll(keepingCapacity: true)
+        if !enclosing.isEmpty {
+            enclosing.removeAll(keepingCapacity: true)
+        }
+        depth = 0
         result = 0
     }
 
-    func beginObject() { stack.append(Accumulator(tag: Self.objectTag)) }
+    func beginObject() { begin(Accumulator(tag: Self.objectTag)) }
 
     func key(_ key: String, index: Int) {
-        stack[stack.count - 1].keyHash = Self.hash(key)
+        current.keyHash = Self.hash(key)
     }
 
     func endObject() { end() }
 
     func beginArray(isUnordered: Bool) {
-        stack.append(Accumulator(tag: isUnordered ? Self.unorderedTag : Self.arrayTag))
+        begin(Accumulator(tag: isUnordered ? Self.unorderedTag : Self.arrayTag))
     }
 
     func element(index: Int) {}
@@ -91,24 +101,35 @@ final class StructuralHash: EncodingSink {
 
     /// Folds a finished value into the innermost open container, or makes it the result.
     private func add(_ hash: UInt64) {
-        guard !stack.isEmpty else {
+        guard depth > 0 else {
             result = hash
             return
         }
-        let top = stack.count - 1
-        switch stack[top].tag {
+        switch current.tag {
         case Self.objectTag:
-            stack[top].value &+= Self.mix(stack[top].keyHash ^ Self.mix(hash &+ Self.objectTag))
+            current.value &+= Self.mix(current.keyHash ^ Self.mix(hash &+ Self.objectTag))
         case Self.arrayTag:
-            stack[top].value = Self.mix(stack[top].value &+ hash &+ Self.arrayTag)
+            current.value = Self.mix(current.value &+ hash &+ Self.arrayTag)
         default:
-            stack[top].value &+= Self.mix(hash ^ Self.unorderedTag)
+            current.value &+= Self.mix(hash ^ Self.unorderedTag)
         }
-        stack[top].count &+= 1
+        current.count &+= 1
+    }
+
+    private func begin(_ container: Accumulator) {
+        if depth > 0 {
+            enclosing.append(current)
+        }
+        current = container
+        depth += 1
     }
 
     private func end() {
-        let finished = stack.removeLast()
+        let finished = current
+        depth -= 1
+        if depth > 0 {
+            current = enclosing.removeLast()
+        }
         add(Self.mix(finished.tag ^ finished.value ^ Self.mix(finished.count)))
     }
 
@@ -126,15 +147,18 @@ final class StructuralHash: EncodingSink {
 
     /// FNV-1a over the string's UTF-8 bytes, tagged and mixed.
     static func hash(_ string: String) -> UInt64 {
-        var string = string
-        let fnv = string.withUTF8 { bytes in
-            var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes {
-                fnv ^= UInt64(byte)
-                fnv &*= 0x0000_0100_0000_01b3
-            }
-            return fnv
-        }
+        // Native strings, small or not, are contiguous UTF-8; reading them in place spares the
+        // copy (and its retain and release) that `withUTF8` needs.
+        let fnv = string.utf8.withContiguousStorageIfAvailable(fnv1a) ?? fnv1a(string.utf8)
         return mix(stringTag ^ fnv)
+    }
+
+    private static func fnv1a<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            fnv ^= UInt64(byte)
+            fnv &*= 0x0000_0100_0000_01b3
+        }
+        return fnv
     }
 }

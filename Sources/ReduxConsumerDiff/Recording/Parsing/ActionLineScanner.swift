@@ -69,19 +69,37 @@ enum ActionLineScanner {
             guard match(hashPrefix, in: bytes, at: &position), bytes.count - position == 18,
                 bytes[position + 16] == UInt8(ascii: "\""), bytes[position + 17] == UInt8(ascii: "}")
             else { return nil }
-            var hash: UInt64 = 0
-            for offset in position..<(position + 16) {
-                let byte = bytes[offset]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                default: return nil
-                }
-                hash = hash << 4 | UInt64(digit)
-            }
+            // `bytes.count - position == 18` above: the 16 digits are in the buffer.
+            let digits = UnsafeRawPointer(bytes.baseAddress! + position)
+            guard let high = hexValue(UInt64(littleEndian: digits.loadUnaligned(as: UInt64.self))),
+                let low = hexValue(UInt64(littleEndian: digits.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            else { return nil }
+            let hash = high << 32 | low
             return Suffix(hash: hash)
         }
+    }
+
+    /// The value of eight lowercase hexadecimal digits, the first in the lowest byte of `word`, or
+    /// `nil` when any byte is not one of `0`–`9`, `a`–`f` (what the recorder writes).
+    ///
+    /// All eight bytes at once: a byte loop costs about as much as the rest of the line's envelope.
+    static func hexValue(_ word: UInt64) -> UInt64? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        guard word & highBits == 0 else { return nil }
+        // For bytes below 0x80, `(byte | 0x80) - c` never borrows from the next byte, and keeps the
+        // byte's high bit exactly when `byte >= c`.
+        func atLeast(_ bound: UInt64) -> UInt64 { ((word | highBits) &- bound &* ones) & highBits }
+        let isDigit = atLeast(0x30) & ~atLeast(0x3A)
+        let isLetter = atLeast(0x61) & ~atLeast(0x67)
+        guard isDigit | isLetter == highBits else { return nil }
+        // '0'…'9' → 0…9 from the low nibble, 'a'…'f' → 1…6 from the low nibble, plus 9.
+        var nibbles = (word & 0x0F0F_0F0F_0F0F_0F0F) &+ (isLetter >> 7) &* 9
+        // The first digit is the most significant: bring it to the top byte, then pack pairs.
+        nibbles = nibbles.byteSwapped
+        nibbles = (nibbles | nibbles >> 4) & 0x00FF_00FF_00FF_00FF
+        nibbles = (nibbles | nibbles >> 8) & 0x0000_FFFF_0000_FFFF
+        return (nibbles | nibbles >> 16) & 0x0000_0000_FFFF_FFFF
     }
 
     /// Whether the line starts as a snapshot line does.

@@ -21,13 +21,19 @@ import ReduxConsumer
 /// parser found to be exactly one complete JSON value are stored, so bytes that match one are that
 /// same value.
 ///
-/// A direct-mapped table: bounded memory (``slotCount`` payloads of at most ``maxPayloadLength``
-/// bytes), one hash and one comparison per lookup.
+/// A hash table of at most ``capacity`` payloads of at most ``maxPayloadLength`` bytes, emptied
+/// when it is full: bounded memory, one hash and usually one comparison per lookup. A session
+/// that repeats up to ``capacity`` payloads (however they are interleaved) decodes each once; one
+/// that cycles through more decodes them again after each emptying, never worse than decoding
+/// every line. (A direct-mapped table of 256 slots decoded one line in nine again in a session of
+/// 106 payloads, whose slots collided.)
 final class DecodedPayloads {
     /// The longest payload kept; longer ones are decoded every time.
     static let maxPayloadLength = 256
-    /// The number of payloads kept.
-    static let slotCount = 256
+    /// The number of payloads kept before the table is emptied.
+    static let capacity = 256
+    /// Twice ``capacity``, a power of two: probes stay short.
+    private static let slotCount = 512
 
     /// A class, so reading a slot costs one retain rather than one per member.
     private final class Entry {
@@ -44,7 +50,10 @@ final class DecodedPayloads {
         }
     }
 
-    private var slots = [Entry?](repeating: nil, count: DecodedPayloads.slotCount)
+    // `@exclusivity(unchecked)`: only this class's methods touch the table, and none calls out while
+    // it holds an access; the table belongs to one `RecordingReader`, which is not `Sendable`.
+    @exclusivity(unchecked) private var slots = [Entry?](repeating: nil, count: DecodedPayloads.slotCount)
+    @exclusivity(unchecked) private var count = 0
 
     init() {}
 
@@ -53,10 +62,36 @@ final class DecodedPayloads {
     func action(named name: Range<Int>, payload: Range<Int>, in bytes: [UInt8]) -> (any Action)? {
         guard payload.count <= Self.maxPayloadLength else { return nil }
         let hash = Self.hash(bytes, payload)
-        guard let entry = slots[Self.slot(for: hash)], entry.hash == hash, entry.bytes.count == payload.count,
-            entry.codec.nameBytes.count == name.count
-        else { return nil }
-        let isSame = bytes.withUnsafeBufferPointer { line in
+        var slot = Self.slot(for: hash)
+        while let entry = slots[slot] {
+            if entry.hash == hash, entry.bytes.count == payload.count, entry.codec.nameBytes.count == name.count,
+                Self.matches(entry, name: name, payload: payload, in: bytes)
+            {
+                return entry.action
+            }
+            slot = (slot + 1) & (Self.slotCount - 1)
+        }
+        return nil
+    }
+
+    /// Keeps `action`, decoded by `codec` from the complete JSON value at `range` of `bytes`.
+    func keep(_ action: any Action, decodedBy codec: ActionCodecs.Codec, from bytes: [UInt8], in range: Range<Int>) {
+        guard range.count <= Self.maxPayloadLength, !(type(of: action) is AnyClass) else { return }
+        if count == Self.capacity {
+            for index in slots.indices { slots[index] = nil }
+            count = 0
+        }
+        let hash = Self.hash(bytes, range)
+        var slot = Self.slot(for: hash)
+        while slots[slot] != nil {
+            slot = (slot + 1) & (Self.slotCount - 1)
+        }
+        slots[slot] = Entry(codec: codec, hash: hash, bytes: Array(bytes[range]), action: action)
+        count += 1
+    }
+
+    private static func matches(_ entry: Entry, name: Range<Int>, payload: Range<Int>, in bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { line in
             entry.bytes.withUnsafeBufferPointer { stored in
                 entry.codec.nameBytes.withUnsafeBufferPointer { storedName in
                     memcmp(storedName.baseAddress!, line.baseAddress! + name.lowerBound, name.count) == 0
@@ -65,27 +100,30 @@ final class DecodedPayloads {
                 }
             }
         }
-        return isSame ? entry.action : nil
-    }
-
-    /// Keeps `action`, decoded by `codec` from the complete JSON value at `range` of `bytes`.
-    func keep(_ action: any Action, decodedBy codec: ActionCodecs.Codec, from bytes: [UInt8], in range: Range<Int>) {
-        guard range.count <= Self.maxPayloadLength, !(type(of: action) is AnyClass) else { return }
-        let hash = Self.hash(bytes, range)
-        slots[Self.slot(for: hash)] = Entry(codec: codec, hash: hash, bytes: Array(bytes[range]), action: action)
     }
 
     private static func slot(for hash: UInt64) -> Int {
         Int(truncatingIfNeeded: hash) & (slotCount - 1)
     }
 
-    /// FNV-1a over the bytes (short payloads: one byte at a time is enough), then MurmurHash3's
+    /// The bytes eight at a time, then the rest one at a time (FNV-1a), then MurmurHash3's
     /// finalizer, so payloads that differ in their last byte (`"s1"`, `"s2"`) get different slots.
     private static func hash(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64 {
         bytes.withUnsafeBufferPointer { buffer in
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for index in range {
-                hash = (hash ^ UInt64(buffer[index])) &* 0x0000_0100_0000_01B3
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(range.count)
+            guard let base = buffer.baseAddress, !range.isEmpty else { return hash }
+            assert(range.upperBound <= buffer.count, "DecodedPayloads: a payload outside its line")
+            var offset = range.lowerBound
+            while offset + 8 <= range.upperBound {
+                // `offset + 8 <= range.upperBound <= buffer.count`: the word is inside the buffer.
+                let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+                hash = (hash ^ UInt64(littleEndian: word)) &* 0x9E37_79B9_7F4A_7C15
+                hash ^= hash >> 32
+                offset += 8
+            }
+            while offset < range.upperBound {
+                hash = (hash ^ UInt64(base[offset])) &* 0x0000_0100_0000_01B3
+                offset += 1
             }
             hash ^= hash >> 33
             hash &*= 0xFF51_AFD7_ED55_8CCD

@@ -21,7 +21,7 @@ extension RecordingParser {
 
     /// Makes the line read ahead current; `true` if there was one.
     func takeLookahead() throws(ReplayError) -> Bool {
-        if let failure = lookaheadFailure {
+        if hasLookaheadFailure, let failure = lookaheadFailure {
             lookaheadFailure = nil
             throw failure
         }
@@ -61,14 +61,14 @@ extension RecordingParser {
 
     /// Reads the line after action `index`: returns its snapshot when it is one, otherwise keeps
     /// the line (or the error it caused) for the next call.
-    func snapshotFollowing(_ index: Int) -> Any? {
+    func snapshotFollowing(_ index: Int) -> ParsedStep.Snapshot? {
         let offset = lines.offset
         do {
             guard try readLine() else { return nil }
             // Only a line that starts as the recorder writes snapshots is parsed here; any other
             // is left raw for `next()`, which parses each line once.
             if ActionLineScanner.startsSnapshot(document.bytes), case .snapshot(index, let node) = try classifyLine() {
-                return try decodeSnapshot(at: node)
+                return try decodeSnapshot(at: node).map(ParsedStep.Snapshot.init)
             }
             lookaheadLine = (lines.lineNumber, offset)
         } catch {

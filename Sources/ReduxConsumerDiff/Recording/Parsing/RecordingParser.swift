@@ -16,11 +16,20 @@ final class RecordingParser {
     let decodeState: ((_ document: JSONDocument, _ node: Int) throws -> Any)?
     let lines: LineReader
     let document = JSONDocument()
+    // `@exclusivity(unchecked)` on the look-ahead: a parser belongs to one `RecordingReader`, which
+    // is not `Sendable` (the compiler keeps it on one thread at a time), and no method calls out
+    // while it holds an access to them.
+
     /// A line read ahead (looking for a snapshot after an action) and not yet delivered: the
     /// document holds line `number`, which starts at `offset`.
-    var lookaheadLine: (number: Int, offset: Int)?
+    @exclusivity(unchecked) var lookaheadLine: (number: Int, offset: Int)?
     /// An error met reading ahead, thrown when the line is due.
-    var lookaheadFailure: ReplayError?
+    @exclusivity(unchecked) var lookaheadFailure: ReplayError? {
+        didSet { hasLookaheadFailure = lookaheadFailure != nil }
+    }
+    /// Whether there is a `lookaheadFailure`: checked for every line, where reading the optional
+    /// would copy the (large) error.
+    @exclusivity(unchecked) private(set) var hasLookaheadFailure = false
     var hasEnded = false
     /// The codec of the last action read: consecutive actions are often of one type.
     var lastCodec: ActionCodecs.Codec?
@@ -89,7 +98,7 @@ final class RecordingParser {
                 return ParsedStep(
                     index: index,
                     line: lineNumber,
-                    content: content,
+                    content: consume content,
                     hash: hash,
                     snapshot: snapshotFollowing(index)
                 )
@@ -131,7 +140,7 @@ final class RecordingParser {
     var isSeekable: Bool { lines.isSeekable }
 
     var position: Position? {
-        if lookaheadFailure != nil {
+        if hasLookaheadFailure {
             return nil
         }
         if let (number, offset) = lookaheadLine {
@@ -165,5 +174,15 @@ struct ParsedStep {
     let content: Content
     let hash: UInt64?
     /// The recorded state after the action, decoded, when a snapshot follows it.
-    let snapshot: Any?
+    let snapshot: Snapshot?
+
+    /// A decoded snapshot, boxed: a step is checked for one after every action, and testing an
+    /// `Any?` for `nil` copies it.
+    final class Snapshot {
+        let state: Any
+
+        init(_ state: Any) {
+            self.state = state
+        }
+    }
 }
