@@ -66,30 +66,43 @@ extension Store {
         engine: SelectionEngine?
     ) {
         let end = core.closures.slotCount
+        guard runs > 0, let engine else {
+            // No consumer to interleave with (the common case of many closure subscribers): a
+            // plain loop over the slots.
+            for slot in 0..<end {
+                callClosure(core, atSlot: slot, old: old, new: new)
+            }
+            return
+        }
         var slot = 0
         var run = 0
         while slot < end || run < runs {
-            // `runs` is 0 without an engine.
-            if run < runs, let engine, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot)
-            {
+            if run < runs, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot) {
                 engine.deliverRun(run, state: UnsafeMutableRawPointer(core.state))
                 run += 1
                 continue
             }
-            // Read the slot afresh: a callback may have cancelled a later subscriber. Borrowed, not
-            // retained: `core.subscribers` owns it, and one cancelled during the pass waits in
-            // `core.retired` until the pass is over.
-            if let entry = core.closures[slot: slot], drain.willCall(tag: UInt(bitPattern: entry.toOpaque()), member: 0)
-            {
-                // Retyped without a check (debug builds check): only `Subscriber<State>`s are
-                // inserted in `closures`.
-                assert(entry.takeUnretainedValue() is Subscriber<State>, "a closure subscriber of another type")
-                let subscriber = Unmanaged<Subscriber<State>>.fromOpaque(entry.toOpaque())
-                subscriber._withUnsafeGuaranteedRef { Self.call($0.callback, &old.pointee, &new.pointee) }
-                drain.didCall()
-            }
+            callClosure(core, atSlot: slot, old: old, new: new)
             slot += 1
         }
+    }
+
+    /// Calls the closure subscriber in `slot`, unless it was removed.
+    @inline(__always)
+    private func callClosure(
+        _ core: StoreCore<State>, atSlot slot: Int, old: UnsafeMutablePointer<State>, new: UnsafeMutablePointer<State>
+    ) {
+        // Read the slot afresh: a callback may have cancelled a later subscriber. Borrowed, not
+        // retained: `core.subscribers` owns it, and one cancelled during the pass waits in
+        // `core.retired` until the pass is over.
+        guard let entry = core.closures[slot: slot], drain.willCall(tag: UInt(bitPattern: entry.toOpaque()), member: 0)
+        else { return }
+        // Retyped without a check (debug builds check): only `Subscriber<State>`s are inserted in
+        // `closures`.
+        assert(entry.takeUnretainedValue() is Subscriber<State>, "a closure subscriber of another type")
+        let subscriber = Unmanaged<Subscriber<State>>.fromOpaque(entry.toOpaque())
+        subscriber._withUnsafeGuaranteedRef { Self.call($0.callback, &old.pointee, &new.pointee) }
+        drain.didCall()
     }
 
     /// Calls a closure subscriber with both states in place: `inout` arguments are passed by
