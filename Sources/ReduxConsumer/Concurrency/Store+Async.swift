@@ -4,7 +4,10 @@ extension Store {
     ///
     /// Returns once the action was reduced and its subscribers were notified. When the store is
     /// idle the action runs at once on the calling task's thread, as `dispatch` would; otherwise
-    /// it joins the store's queue in order and the task resumes when it has run. The call inherits
+    /// it joins the store's queue in order, and the task resumes once the thread serving the queue
+    /// has run it and is done with the queue (at the latest after about a thousand more actions):
+    /// tasks resumed together cost one wake-up of the pool, not one each. So a store's callback
+    /// must not block its thread waiting for a task that sends to the same store. The call inherits
     /// the caller's isolation (a send from an actor resumes on it without an extra hop). Once
     /// called, the action is processed even if the task is cancelled meanwhile.
     ///
@@ -24,10 +27,11 @@ extension Store {
         if drain.runIfIdle(generation: 0, { process(action) }) {
             return
         }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            drain.runOrQueue(generation: 0) { [self] _ in
+        // Resumed exactly once: the drain runs the job once, and the job hands `done` to it.
+        await withUnsafeContinuation { (done: UnsafeContinuation<Void, Never>) in
+            drain.runOrQueue(generation: 0) { [self] in
                 process(action)
-                done.resume()
+                drain.resumeAfterJob(done)
             }
         }
     }
@@ -38,10 +42,11 @@ extension Store {
         if drain.runIfIdle(generation: 0, { body(self) }) {
             return
         }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            drain.runOrQueue(generation: 0) { [self] _ in
+        // Resumed exactly once: the drain runs the job once, and the job hands `done` to it.
+        await withUnsafeContinuation { (done: UnsafeContinuation<Void, Never>) in
+            drain.runOrQueue(generation: 0) { [self] in
                 body(self)
-                done.resume()
+                drain.resumeAfterJob(done)
             }
         }
     }
@@ -85,7 +90,7 @@ extension Store {
                 outcome.onFinish { subscription.cancel() }
                 // The current state is checked in the job that registers the subscriber: no state
                 // is missed between the two. Queued, not waited for: a task never blocks here.
-                drain.runOrQueue(generation: 0) { [self] _ in
+                drain.runOrQueue(generation: 0) { [self] in
                     registration(self)
                     let current = state
                     if predicate(current) { outcome.finish(.success(current)) }

@@ -1,3 +1,15 @@
+import ReduxConsumerAtomics
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
 /// The buffer between a store's callbacks (which post elements on the store's thread) and the one
 /// task reading an async sequence of its changes.
 ///
@@ -14,8 +26,11 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     @usableFromInline let lock = ChannelLock()
     /// Whether a pending element absorbs the newer ones (coalescing buffering).
     @usableFromInline let isCoalescing: Bool
-    /// The elements not yet taken by the reader; one at most when coalescing.
+    /// The elements not yet taken by the reader (unbounded buffering).
     @exclusivity(unchecked) @usableFromInline var buffer: [Element] = []
+    /// The element not yet taken by the reader, newer ones merged into it (coalescing buffering):
+    /// kept inline, not in `buffer`, so that a post touches no array.
+    @exclusivity(unchecked) @usableFromInline var pending: Element?
     /// The reader, while it waits for an element.
     @exclusivity(unchecked) @usableFromInline var reader: CheckedContinuation<Void, Never>?
     /// Whether `reader` waits and no post has claimed its wake-up yet: a post reads this flag, not
@@ -23,6 +38,10 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// the reader.
     @exclusivity(unchecked) @usableFromInline var isReaderWaiting = false
     @exclusivity(unchecked) @usableFromInline var isFinished = false
+    /// Whether an element (or the end) came since the reader last took: a word the posting thread
+    /// sets under the lock and the reader watches without it while it spins (see ``take(into:)``).
+    /// Allocated in `init`, freed in `deinit`, only ever accessed through the `rc_` atomics.
+    @usableFromInline let posted: UnsafeMutablePointer<UInt>
     /// What feeds the channel; cancelled when the channel finishes.
     @exclusivity(unchecked) private var feed: (any Cancellable)?
     /// What finishes the channel; forgotten when the channel finishes.
@@ -31,6 +50,12 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     @usableFromInline
     init(buffering: StreamBuffering) {
         isCoalescing = buffering == .coalescing
+        posted = .allocate(capacity: 1)
+        posted.initialize(to: 0)
+    }
+
+    deinit {
+        posted.deallocate()
     }
 
     /// Hands the channel what feeds it and what to undo when it finishes; cancels `feed` and runs
@@ -60,11 +85,17 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
         var replaced: Element?
         lock.withLock {
             guard !isFinished else { return }
-            if isCoalescing, let last = buffer.indices.last {
-                replaced = buffer[last]
-                buffer[last] = merge(buffer[last], element)
+            if isCoalescing {
+                if let current = pending {
+                    pending = merge(current, element)
+                    replaced = current
+                } else {
+                    pending = element
+                    rc_store_relaxed(posted, 1)
+                }
             } else {
                 buffer.append(element)
+                if buffer.count == 1 { rc_store_relaxed(posted, 1) }
             }
             wakesReader = isReaderWaiting
             isReaderWaiting = false
@@ -91,6 +122,7 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
             guard !isFinished else { return }
             isFinished = true
             isReaderWaiting = false
+            rc_store_relaxed(posted, 1)
             reader = self.reader.take()
             feed = self.feed.take()
             swap(&cleanup, &self.cleanup)
@@ -104,34 +136,57 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// leaves `batch` empty once the sequence is finished (or the reading task is cancelled, which
     /// finishes it) and nothing is left.
     ///
-    /// Before it waits, the reader yields its thread up to ``yieldsBeforeWaiting`` times and looks
-    /// again: while changes arrive faster than a wake-up takes (a few microseconds), the next one
-    /// is usually there by then, and the store's thread never pays for waking the reader.
+    /// Before it waits, the reader watches for a post for a few microseconds (see
+    /// ``awaitPostBriefly()``): while changes arrive faster than a wake-up takes, the next one is
+    /// usually there by then, and neither side pays for a wake-up: the store's thread does not
+    /// resume the reader, and the reader does not reschedule itself (a `Task.yield` wakes an idle
+    /// thread of the pool, which the kernel may run in place of the store's).
     @inlinable
     func take(into batch: inout [Element]) async {
-        var yields = 0
+        var hasWatched = false
         while true {
             var isFinished = false
             lock.withLock {
-                if buffer.isEmpty {
-                    isFinished = self.isFinished
-                } else {
+                if let element = pending.take() {
+                    batch.append(element)
+                    rc_store_relaxed(posted, 0)
+                } else if !buffer.isEmpty {
                     swap(&batch, &buffer)
+                    rc_store_relaxed(posted, 0)
+                } else {
+                    isFinished = self.isFinished
                 }
             }
             if !batch.isEmpty || isFinished { return }
-            if yields < Self.yieldsBeforeWaiting {
-                yields += 1
-                await Task.yield()
-            } else {
-                await waitForPost()
+            if !hasWatched {
+                hasWatched = true
+                if awaitPostBriefly() { continue }
             }
+            await waitForPost()
+            hasWatched = false
         }
     }
 
-    /// How many times the reader yields before it waits for a post (see ``take(into:)``).
-    @inlinable
-    static var yieldsBeforeWaiting: Int { 2 }
+    /// Watches for a post for a few microseconds, without the lock; returns whether one came.
+    ///
+    /// A bounded busy wait on the reader's thread, cheaper than rescheduling the task; between
+    /// looks it yields its processor to any thread that waits for one (the store's thread, when
+    /// both share a processor), so it never delays the posts it waits for.
+    @usableFromInline
+    func awaitPostBriefly() -> Bool {
+        for _ in 0..<Self.postWatchRounds {
+            for _ in 0..<Self.postWatchLoads {
+                if rc_load_relaxed(posted) != 0 { return true }
+            }
+            sched_yield()
+        }
+        return false
+    }
+
+    /// How many times ``awaitPostBriefly()`` looks at the post flag between yields of the
+    /// processor (about a nanosecond each), and how many such rounds it makes.
+    static var postWatchLoads: Int { 256 }
+    static var postWatchRounds: Int { 8 }
 
     /// Returns once an element was posted or the sequence finished (at once if either happened).
     @inlinable
@@ -140,7 +195,7 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
             await withCheckedContinuation { (reader: CheckedContinuation<Void, Never>) in
                 var isReady = false
                 lock.withLock {
-                    isReady = !buffer.isEmpty || isFinished
+                    isReady = !buffer.isEmpty || pending != nil || isFinished
                     if !isReady {
                         assert(self.reader == nil, "two readers wait on one stream channel")
                         self.reader = reader

@@ -59,6 +59,8 @@ final class Drain: @unchecked Sendable {
     @exclusivity(unchecked) private var deferred: [(target: Drain, job: DrainJob, kind: Kind, generation: Int)] = []
     /// Whether the owner's state changed since it was last published (see ``setPublisher(_:)``).
     @exclusivity(unchecked) private var needsPublishing = false
+    /// Tasks whose queued jobs have run, resumed when the owner lets go (see ``resumeAfterJob(_:)``).
+    @exclusivity(unchecked) private var heldSenders: [UnsafeContinuation<Void, Never>] = []
     /// Copies the owner's state to where other threads read it, under the drain's lock.
     private var publish: () -> Void = {}
     /// Releases what the last `publish` set aside; called after the lock (see ``setPublisher(_:releasing:)``).
@@ -175,21 +177,46 @@ final class Drain: @unchecked Sendable {
     }
 
     /// Runs `job` now if the drain is idle, or queues it (without waiting) to run in order after
-    /// the work in progress; `job` learns which: `true` when it runs on the calling thread. For
-    /// tasks: a queued job resumes its task when done.
-    func runOrQueue(generation: Int, _ job: @escaping @Sendable (_ isRunningNow: Bool) -> Void) {
+    /// the work in progress. For tasks: a queued job hands its task to ``resumeAfterJob(_:)``.
+    func runOrQueue(generation: Int, _ job: @escaping DrainJob) {
         let context = ThreadContext.current
         if context.reducing != nil || context.owns(self) {
-            submit(.dispatch, generation: generation, context: context, {}, queueing: { { job(false) } })
+            submit(.dispatch, generation: generation, context: context, {}, queueing: { job })
             return
         }
         let acquired = machine.withLock { machine in
             if machine.acquire(by: ObjectIdentifier(context)) { return true }
-            _ = machine.enqueue({ job(false) }, generation: generation, isWaited: false)
+            _ = machine.enqueue(job, generation: generation, isWaited: false)
             return false
         }
         if acquired {
-            runAsOwner({ job(true) }, generation: generation, context: context)
+            runAsOwner(job, generation: generation, context: context)
+        }
+    }
+
+    /// Resumes `sender`, a task whose job this thread has just run, once this thread stops running
+    /// the drain (or parks); past ``maxHeldSenders`` held tasks, a task of its own resumes them.
+    /// Call from a job of this drain.
+    ///
+    /// Resuming a task wakes an idle thread of the pool, and the kernel often runs it in place of
+    /// this one: the drain stalls while the woken task finds it busy, queues its next send and
+    /// sleeps again, two context switches per send. Resumed once the drain is released, the tasks
+    /// find it free, and one wake-up serves them all.
+    func resumeAfterJob(_ sender: UnsafeContinuation<Void, Never>) {
+        heldSenders.append(sender)
+        guard heldSenders.count >= Self.maxHeldSenders else { return }
+        var senders: [UnsafeContinuation<Void, Never>] = []
+        swap(&senders, &heldSenders)
+        Task.detached { [senders] in Self.resume(senders) }
+    }
+
+    /// How many finished tasks the owner holds at most (a queue that long is served in about a
+    /// millisecond).
+    static let maxHeldSenders = 1_024
+
+    private static func resume(_ senders: [UnsafeContinuation<Void, Never>]) {
+        for sender in senders {
+            sender.resume()
         }
     }
 
@@ -384,6 +411,10 @@ final class Drain: @unchecked Sendable {
 
     /// The owner starts waiting for another thread (see ``ThreadContext/parked(_:)``).
     func park() {
+        // Held tasks must not wait for the thread this one waits for.
+        var senders: [UnsafeContinuation<Void, Never>] = []
+        swap(&senders, &heldSenders)
+        Self.resume(senders)
         machine.withLock { $0.park() }
         machine.broadcast()
     }
@@ -448,8 +479,14 @@ final class Drain: @unchecked Sendable {
                 machine.withLock { _ in publish() }
                 releasePublished()
             }
+            var senders: [UnsafeContinuation<Void, Never>] = []
             let step = machine.withLock { machine in
-                machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
+                let step = machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
+                if case .release = step, !heldSenders.isEmpty {
+                    // Taken while the drain is still this thread's: the next owner holds its own.
+                    swap(&senders, &heldSenders)
+                }
+                return step
             }
             switch step {
             case .run(let job, let generation):
@@ -459,6 +496,7 @@ final class Drain: @unchecked Sendable {
                 finishedJob = true
             case .release(let wakesWaiters):
                 if wakesWaiters { machine.broadcast() }
+                Self.resume(senders)
                 return
             }
         }

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
+
+@testable import ReduxConsumer
 
 struct AsyncDispatchTests {
     @Test func sendReturnsOnceTheActionWasReducedAndItsSubscribersNotified() async {
@@ -72,6 +73,39 @@ struct AsyncDispatchTests {
         subscription.cancel()
     }
 
+    /// More tasks queue sends than the thread serving the store holds before it resumes them (it
+    /// resumes finished senders when it lets go of the store, or a thousand at a time from a task
+    /// of its own): every one is resumed, and every action counted once.
+    @Test func moreQueuedSendersThanTheServingThreadHoldsAreAllResumed() async {
+        let store = makeStore()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let subscription = store.subscribe { _, new in
+            guard new.counter == 1 else { return }
+            entered.signal()
+            release.wait()
+        }
+        let holder = spawn { store.dispatch(CounterAction.increment) }
+        #expect(await wait(for: entered))
+        let senderCount = Drain.maxHeldSenders + Drain.maxHeldSenders / 2
+        let sendersDone = DispatchSemaphore(value: 0)
+        for _ in 0..<senderCount {
+            Task.detached {
+                await store.send(CounterAction.decrement)
+                sendersDone.signal()
+            }
+        }
+        // Every send is queued before the store is let go, so one thread runs them all.
+        while store.drain.snapshot.queuedCount < senderCount {
+            await Task.yield()
+        }
+        release.signal()
+        holder.wait()
+        #expect(await wait(for: sendersDone, times: senderCount))
+        #expect(store.state.counter == 1 - senderCount)
+        subscription.cancel()
+    }
+
     @Test func sendFromAnActorResumesOnIt() async {
         actor Counter {
             let store = makeStore()
@@ -103,11 +137,14 @@ struct AsyncDispatchTests {
     }
 }
 
-/// Waits for `semaphore` on a thread of its own, so that the test's pool thread stays free (two
-/// tests blocking theirs at once would take a two-thread pool whole). Generous: other tests may
-/// hold pool threads for a while, under a sanitizer for long.
-private func wait(for semaphore: DispatchSemaphore, seconds: Int = 120) async -> Bool {
+/// Waits for `semaphore` (`times` signals) on a thread of its own, so that the test's pool thread
+/// stays free (two tests blocking theirs at once would take a two-thread pool whole). Generous:
+/// other tests may hold pool threads for a while, under a sanitizer for long.
+private func wait(for semaphore: DispatchSemaphore, times: Int = 1, seconds: Int = 120) async -> Bool {
     await withCheckedContinuation { (verdict: CheckedContinuation<Bool, Never>) in
-        Thread { verdict.resume(returning: semaphore.wait(timeout: .now() + .seconds(seconds)) == .success) }.start()
+        Thread {
+            let deadline = DispatchTime.now() + .seconds(seconds)
+            verdict.resume(returning: (0..<times).allSatisfy { _ in semaphore.wait(timeout: deadline) == .success })
+        }.start()
     }
 }
