@@ -5,9 +5,10 @@ extension Store {
     /// Returns once the action was reduced and its subscribers were notified. When the store is
     /// idle the action runs at once on the calling task's thread, as `dispatch` would; otherwise
     /// it joins the store's queue in order, and the task resumes once the thread serving the queue
-    /// has run it and is done with the queue (at the latest after about a thousand more actions):
-    /// tasks resumed together cost one wake-up of the pool, not one each. So a store's callback
-    /// must not block its thread waiting for a task that sends to the same store. The call inherits
+    /// has run it and is done with the queue (at the latest after 256 more actions, or when a
+    /// thousand tasks wait): tasks resumed together cost one wake-up of the pool, not one each. So
+    /// a store's callback must not block its thread waiting for a task that sends to the same
+    /// store. The call inherits
     /// the caller's isolation (a send from an actor resumes on it without an extra hop). Once
     /// called, the action is processed even if the task is cancelled meanwhile.
     ///

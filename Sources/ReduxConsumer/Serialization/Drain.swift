@@ -61,6 +61,10 @@ final class Drain: @unchecked Sendable {
     @exclusivity(unchecked) private var needsPublishing = false
     /// Tasks whose queued jobs have run, resumed when the owner lets go (see ``resumeAfterJob(_:)``).
     @exclusivity(unchecked) private var heldSenders: [UnsafeContinuation<Void, Never>] = []
+    /// Jobs run since the oldest held task's: past ``maxJobsHoldingSenders`` the held tasks are
+    /// resumed, so a sender waits a bounded number of actions even while other threads keep the
+    /// drain busy without end.
+    @exclusivity(unchecked) private var jobsHoldingSenders = 0
     /// Copies the owner's state to where other threads read it, under the drain's lock.
     private var publish: () -> Void = {}
     /// Releases what the last `publish` set aside; called after the lock (see ``setPublisher(_:releasing:)``).
@@ -207,12 +211,28 @@ final class Drain: @unchecked Sendable {
         guard heldSenders.count >= Self.maxHeldSenders else { return }
         var senders: [UnsafeContinuation<Void, Never>] = []
         swap(&senders, &heldSenders)
+        jobsHoldingSenders = 0
         Task.detached { [senders] in Self.resume(senders) }
     }
 
     /// How many finished tasks the owner holds at most (a queue that long is served in about a
     /// millisecond).
     static let maxHeldSenders = 1_024
+
+    /// How many jobs the owner runs at most while it holds finished tasks.
+    static let maxJobsHoldingSenders = 256
+
+    /// Resumes the held tasks now, after a job, when they have waited ``maxJobsHoldingSenders``
+    /// jobs. Call from the owner, between jobs.
+    private func resumeLongHeldSenders() {
+        guard !heldSenders.isEmpty else { return }
+        jobsHoldingSenders += 1
+        guard jobsHoldingSenders >= Self.maxJobsHoldingSenders else { return }
+        var senders: [UnsafeContinuation<Void, Never>] = []
+        swap(&senders, &heldSenders)
+        jobsHoldingSenders = 0
+        Self.resume(senders)
+    }
 
     private static func resume(_ senders: [UnsafeContinuation<Void, Never>]) {
         for sender in senders {
@@ -414,6 +434,7 @@ final class Drain: @unchecked Sendable {
         // Held tasks must not wait for the thread this one waits for.
         var senders: [UnsafeContinuation<Void, Never>] = []
         swap(&senders, &heldSenders)
+        jobsHoldingSenders = 0
         Self.resume(senders)
         machine.withLock { $0.park() }
         machine.broadcast()
@@ -485,6 +506,7 @@ final class Drain: @unchecked Sendable {
                 if case .release = step, !heldSenders.isEmpty {
                     // Taken while the drain is still this thread's: the next owner holds its own.
                     swap(&senders, &heldSenders)
+                    jobsHoldingSenders = 0
                 }
                 return step
             }
@@ -494,6 +516,7 @@ final class Drain: @unchecked Sendable {
                 job()
                 runLocalJobs(context)
                 finishedJob = true
+                resumeLongHeldSenders()
             case .release(let wakesWaiters):
                 if wakesWaiters { machine.broadcast() }
                 Self.resume(senders)

@@ -106,6 +106,47 @@ struct AsyncDispatchTests {
         subscription.cancel()
     }
 
+    /// A task whose send was queued is resumed after a bounded number of further actions even
+    /// when the thread serving the store never lets go of it: here the last queued action waits,
+    /// holding the store, for the first sender to be resumed (it would wait forever if finished
+    /// senders were only resumed when the store goes idle).
+    @Test func aQueuedSenderIsResumedWhileTheStoreStaysBusy() async {
+        let store = makeStore()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let firstSenderResumed = DispatchSemaphore(value: 0)
+        let extra = Drain.maxJobsHoldingSenders + 10
+        let lastActionSawTheSender = Recorder<Bool>()
+        let subscription = store.subscribe { _, new in
+            if new.counter == 1 {
+                entered.signal()
+                release.wait()
+            } else if new.counter == 2 + extra {
+                lastActionSawTheSender.append(firstSenderResumed.wait(timeout: .now() + 60) == .success)
+            }
+        }
+        let holder = spawn { store.dispatch(CounterAction.increment) }
+        #expect(await wait(for: entered))
+        Task.detached {
+            await store.send(CounterAction.increment)
+            firstSenderResumed.signal()
+        }
+        while store.drain.snapshot.queuedCount < 1 {
+            await Task.yield()
+        }
+        for _ in 0..<extra {
+            Task.detached { await store.send(CounterAction.increment) }
+        }
+        while store.drain.snapshot.queuedCount < 1 + extra {
+            await Task.yield()
+        }
+        release.signal()
+        holder.wait()
+        #expect(lastActionSawTheSender.values == [true])
+        #expect(store.state.counter == 2 + extra)
+        subscription.cancel()
+    }
+
     @Test func sendFromAnActorResumesOnIt() async {
         actor Counter {
             let store = makeStore()
