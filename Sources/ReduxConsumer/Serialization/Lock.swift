@@ -152,6 +152,10 @@ private func initializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
     defer { pthread_mutexattr_destroy(&attributes) }
     #if DEBUG
         pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+    #elseif canImport(Glibc)
+        // Spins briefly before sleeping: the library's critical sections are a few moves, so a
+        // contended lock is usually free again sooner than a sleep and a wake-up take.
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
     #endif
     let result = pthread_mutex_init(mutex, &attributes)
     precondition(result == 0, "pthread_mutex_init failed with \(result)")
