@@ -229,6 +229,8 @@ struct SlotList<Element> {
             return
         }
         var kept = 0
+        // The buffer pointer does not outlive the closure, and nothing else runs inside it (no user
+        // code, no other access to `entries`); `SlotListTests` checks the order and the contents.
         entries.withUnsafeMutableBufferPointer { entries in
             for slot in entries.indices where entries[slot].element != nil {
                 // Swapped with the hole at `kept`: moves, no retain or release.

@@ -38,6 +38,9 @@ final class StoreCore<State: Sendable> {
     @exclusivity(unchecked) var hasEffects = false
     /// The engine of the store's consumers, once one subscribed (set by the job that attaches
     /// it); a store without consumers evaluates nothing.
+    // `@exclusivity(unchecked)`: read once per dispatch by the drain's owner, written by a job of
+    // the same drain (the core is a `DrainBound` value, whose accessor checks that in debug
+    // builds); the accesses are short and never overlap.
     @exclusivity(unchecked) var engine: SelectionEngine?
 
     init(state: State, middleware: [Middleware<State>]) {
