@@ -304,8 +304,13 @@ final class SelectionEngine {
         // read once per group, not once per comparison (the first member may take a call into
         // the group's typed half).
         sortKeys.removeAll(keepingCapacity: true)
-        for group in mergedGroups {
-            sortKeys.append((group.order, group.firstLiveMember, Unmanaged.passUnretained(group)))
+        mergedGroups.withUnsafeBufferPointer { groups in
+            // By index and unretained, like the delivery loops: `mergedGroups` keeps the groups.
+            for index in groups.indices {
+                Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
+                    sortKeys.append((group.order, group.firstLiveMember, Unmanaged.passUnretained(group)))
+                }
+            }
         }
         sortKeys.sort { ($0.order, $0.first) < ($1.order, $1.first) }
         for index in sortKeys.indices {
@@ -367,9 +372,12 @@ final class SelectionEngine {
             return
         }
         let pass = passNumber
+        let drain = drain
         firedGroups.withUnsafeBufferPointer { groups in
-            for group in groups {
-                Unmanaged.passUnretained(group)._withUnsafeGuaranteedRef { group in
+            // By index, not `for group in groups`: the loop variable would retain and release
+            // every group. Unretained: `firedGroups` keeps each group alive until `endPass()`.
+            for index in groups.indices {
+                Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
                     guard group.caughtUpInPass != pass else { return }
                     runOrder = group.order
                     group.deliverAll(state, drain)
