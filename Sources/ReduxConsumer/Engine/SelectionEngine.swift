@@ -352,9 +352,12 @@ final class SelectionEngine {
                     if group.caughtUpInPass != pass { group.deliverAll(state, drain) }
                 }
             } else if groups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
-                // One member per group (closure selectors): sorted by it already.
-                for index in run.start..<run.end where groups[index].caughtUpInPass != pass {
-                    groups[index].deliverAll(state, drain)
+                // One member per group (closure selectors): sorted by it already. Unretained, as
+                // in `deliverRuns(state:)`.
+                for index in run.start..<run.end {
+                    Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
+                        if group.caughtUpInPass != pass { group.deliverAll(state, drain) }
+                    }
                 }
             } else {
                 let due = groups[run.start..<run.end].filter { $0.caughtUpInPass != pass }
