@@ -12,29 +12,34 @@ final class MemberGroup {
     @usableFromInline
     typealias Evaluation = (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
 
-    /// The selection's key, or `nil` for a group no other member may join.
-    let key: GroupKey?
+    // The stored properties a pass reads for every fired group come first, so that they share
+    // the object's first cache line (a class's stored properties are laid out in declaration
+    // order): the delivery closure, the pass mark and the call order.
+
+    /// Calls every live member with the cell's change, in identifier order; `drain` is the drain
+    /// running the call, which checks for removals made from other threads.
+    let deliverAll: (_ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
     /// The call order of the group's consumer in its engine: consumers are called in the order
     /// they subscribed, each one's members together.
     var order: UInt64 = 0
-    /// The node evaluating the group's selection, while the group is in an engine.
-    var node: SelectionNode?
     /// The engine's pass during which the group came back (its consumer subscribed again): that
     /// pass skips it, and orders it by `passOrder`, the order it had when the pass began.
     var caughtUpInPass: UInt64 = 0
     var passOrder: UInt64 = 0
+    /// The selection's key, or `nil` for a group no other member may join.
+    let key: GroupKey?
+    /// The node evaluating the group's selection, while the group is in an engine.
+    var node: SelectionNode?
 
     /// The group's call order as the pass `pass` knows it.
     func orderInPass(_ pass: UInt64) -> UInt64 {
         caughtUpInPass == pass ? passOrder : order
     }
+
     /// The typed half, for everything but evaluation and delivery.
     @usableFromInline let members: any GroupMembers
     /// Compares a state with a cell and records a change (see ``SelectionNode/evaluate``).
     let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
-    /// Calls every live member with the cell's change, in identifier order; `drain` is the drain
-    /// running the call, which checks for removals made from other threads.
-    let deliverAll: (_ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
     /// Calls the member in one slot, if it is live.
     let deliverSlot: (_ slot: Int, _ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
     /// Removes one member: what it held (to release once the caller's work is done) and whether

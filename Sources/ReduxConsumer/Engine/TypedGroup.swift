@@ -15,26 +15,32 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     // `@exclusivity(unchecked)`: read for every callback; confinement rules out accesses from two
     // threads, and no access spans a user callback (a callback is copied out before it is called).
 
+    // What a delivery reads comes first, so that it shares the object's first cache line with the
+    // start of `members` (stored properties are laid out in declaration order); the catch-up
+    // tables, rarely used, come last.
+
+    /// Where callbacks that are not called in place are posted: the consumer's queue, its actors.
+    @usableFromInline let routes: DeliveryRoutes
+    /// The consumer's registration, as drains name it (see ``Registration/tag``).
+    @usableFromInline let tag: UInt
+    /// Set when the group leaves its engine: a delivery loop in progress stops at once.
+    @exclusivity(unchecked) @usableFromInline var isSilenced = false
+    /// While the group comes back (see ``GroupMembers/beginCatchUp(changed:state:evaluate:cache:)``):
+    /// whether members that were behind hear their own change, and whether the others hear the
+    /// group's change (`catchUpChanged`).
+    @exclusivity(unchecked) @usableFromInline var isCatchingUp = false
+    @exclusivity(unchecked) @usableFromInline var catchUpChanged = false
     /// Where `old` and `new` come from: the evaluation's shared cell while the group is attached,
     /// a cell of its own while it is not.
     @exclusivity(unchecked) @usableFromInline var cell: ValueCell<Value>
     /// The members' callbacks, by member identifier.
     @exclusivity(unchecked) @usableFromInline var members = SlotList<ConsumerCallback<State, Value>>()
-    /// Set when the group leaves its engine: a delivery loop in progress stops at once.
-    @exclusivity(unchecked) @usableFromInline var isSilenced = false
     /// Members that fell behind the cell, with the value each heard last: a change reached the
     /// group but not them (the consumer left in the middle of a delivery, or another thread was
     /// removing it). When the group comes back, each is compared with its own value.
     @exclusivity(unchecked) @usableFromInline var missed: [UInt64: Value] = [:]
-    /// While the group comes back (see ``GroupMembers/beginCatchUp(changed:state:evaluate:cache:)``):
-    /// what each member that was behind hears, and whether the others hear the group's change.
-    @exclusivity(unchecked) @usableFromInline var isCatchingUp = false
+    /// While the group comes back (see ``isCatchingUp``): what each member that was behind hears.
     @exclusivity(unchecked) @usableFromInline var catchUp: [UInt64: CatchUpChange] = [:]
-    @exclusivity(unchecked) @usableFromInline var catchUpChanged = false
-    /// Where callbacks that are not called in place are posted: the consumer's queue, its actors.
-    @usableFromInline let routes: DeliveryRoutes
-    /// The consumer's registration, as drains name it (see ``Registration/tag``).
-    @usableFromInline let tag: UInt
 
     @inlinable
     init(cell: ValueCell<Value>, routes: DeliveryRoutes, tag: UInt) {
