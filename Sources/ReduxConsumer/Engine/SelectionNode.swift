@@ -63,16 +63,6 @@ final class SelectionNode {
 
     /// The index of the first group whose order is at least `order`.
     private func firstIndex(orderedAtOrAfter order: UInt64) -> Int {
-        var low = 0
-        var high = groups.count
-        while low < high {
-            let middle = (low + high) / 2
-            if groups[middle].order < order {
-                low = middle + 1
-            } else {
-                high = middle
-            }
-        }
-        return low
+        lowerBound(count: groups.count) { groups[$0].order < order }
     }
 }

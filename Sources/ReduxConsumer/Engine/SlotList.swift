@@ -185,32 +185,14 @@ struct SlotList<Element> {
     /// The slot holding `identifier` (live or a hole), by binary search.
     @inlinable
     func slot(of identifier: UInt64) -> Int? {
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].identifier < identifier {
-                low = middle + 1
-            } else {
-                high = middle
-            }
-        }
+        let low = lowerBound(count: entries.count) { entries[$0].identifier < identifier }
         return low < entries.count && entries[low].identifier == identifier ? low : nil
     }
 
     @inlinable
     mutating func place(_ element: Element, identifier: UInt64) {
         if let last = entries.last, last.identifier >= identifier {
-            var low = 0
-            var high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].identifier < identifier {
-                    low = middle + 1
-                } else {
-                    high = middle
-                }
-            }
+            let low = lowerBound(count: entries.count) { entries[$0].identifier < identifier }
             precondition(entries[low].identifier != identifier, "SlotList: identifier \(identifier) inserted twice")
             entries.insert(Entry(identifier: identifier, element: element), at: low)
         } else {
