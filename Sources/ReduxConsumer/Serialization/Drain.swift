@@ -50,8 +50,10 @@ final class Drain: @unchecked Sendable {
     }
 
     private let machine = ConditionLock(DrainStateMachine())
-    // `@exclusivity(unchecked)` on `local` and `deferred`: only the owner touches them, in short
-    // accesses that never span a job, so accesses cannot overlap.
+    // `@exclusivity(unchecked)` on `local`, `deferred`, `needsPublishing`, `heldSenders` and
+    // `jobsHoldingSenders`: only the owner touches them (the held senders are taken under the
+    // machine's lock while this thread still owns the drain), in short accesses that never span a
+    // job, so accesses cannot overlap; the ThreadSanitizer run of the suite checks it.
     /// Jobs submitted by the owner's own jobs, run right after the current one.
     @exclusivity(unchecked) private var local: [(job: DrainJob, generation: Int)] = []
     /// Jobs submitted (to any drain) while this drain's reducer runs on its owner's thread, run
