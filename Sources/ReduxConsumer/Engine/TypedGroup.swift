@@ -226,10 +226,19 @@ extension TypedGroup where Value: Equatable {
     }
 }
 
-extension TypedGroup: GroupMembers {
-    @usableFromInline
-    var liveCount: Int { members.count }
+extension TypedGroup {
+    /// Removes a member; returns its callback, to be released outside the engine's work. Reached
+    /// through ``MemberGroup/removeMember``, a closure compiled for the group's types.
+    @inlinable
+    func remove(_ member: UInt64) -> (any Sendable)? {
+        if !missed.isEmpty {
+            missed.removeValue(forKey: member)
+        }
+        return members.remove(member)
+    }
+}
 
+extension TypedGroup: GroupMembers {
     @usableFromInline
     var slotCount: Int { members.slotCount }
 
@@ -251,14 +260,6 @@ extension TypedGroup: GroupMembers {
     @usableFromInline
     func endIteration() {
         members.endIteration()
-    }
-
-    @inlinable
-    func remove(_ member: UInt64) -> (any Sendable)? {
-        if !missed.isEmpty {
-            missed.removeValue(forKey: member)
-        }
-        return members.remove(member)
     }
 
     @usableFromInline
@@ -351,8 +352,6 @@ extension TypedGroup: GroupMembers {
 /// ``MemberGroup``).
 @usableFromInline
 protocol GroupMembers: AnyObject {
-    /// Live members, pending ones included.
-    var liveCount: Int { get }
     /// Slots a delivery walks.
     var slotCount: Int { get }
     func identifier(atSlot slot: Int) -> UInt64
@@ -360,8 +359,6 @@ protocol GroupMembers: AnyObject {
     func liveSlot(from slot: Int) -> Int
     func beginIteration()
     func endIteration()
-    /// Removes a member; returns its callback, to be released outside the engine's work.
-    func remove(_ member: UInt64) -> (any Sendable)?
     /// Removes every member; returns their callbacks.
     func removeAll() -> [any Sendable]
     /// Stops any delivery in progress and every later one.

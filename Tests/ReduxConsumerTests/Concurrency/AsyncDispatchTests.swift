@@ -78,15 +78,7 @@ struct AsyncDispatchTests {
     /// of its own): every one is resumed, and every action counted once.
     @Test func moreQueuedSendersThanTheServingThreadHoldsAreAllResumed() async {
         let store = makeStore()
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let subscription = store.subscribe { _, new in
-            guard new.counter == 1 else { return }
-            entered.signal()
-            release.wait()
-        }
-        let holder = spawn { store.dispatch(CounterAction.increment) }
-        #expect(await wait(for: entered))
+        let busy = await holdBusy(store)
         let senderCount = Drain.maxHeldSenders + Drain.maxHeldSenders / 2
         let sendersDone = DispatchSemaphore(value: 0)
         for _ in 0..<senderCount {
@@ -96,14 +88,11 @@ struct AsyncDispatchTests {
             }
         }
         // Every send is queued before the store is let go, so one thread runs them all.
-        while store.drain.snapshot.queuedCount < senderCount {
-            await Task.yield()
-        }
-        release.signal()
-        holder.wait()
+        await waitUntil(store, hasQueued: senderCount)
+        busy.letGo()
         #expect(await wait(for: sendersDone, times: senderCount))
         #expect(store.state.counter == 1 - senderCount)
-        subscription.cancel()
+        busy.subscription.cancel()
     }
 
     /// A task whose send was queued is resumed after a bounded number of further actions even
@@ -112,39 +101,26 @@ struct AsyncDispatchTests {
     /// senders were only resumed when the store goes idle).
     @Test func aQueuedSenderIsResumedWhileTheStoreStaysBusy() async {
         let store = makeStore()
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let firstSenderResumed = DispatchSemaphore(value: 0)
         let extra = Drain.maxJobsHoldingSenders + 10
         let lastActionSawTheSender = Recorder<Bool>()
-        let subscription = store.subscribe { _, new in
-            if new.counter == 1 {
-                entered.signal()
-                release.wait()
-            } else if new.counter == 2 + extra {
-                lastActionSawTheSender.append(firstSenderResumed.wait(timeout: .now() + 60) == .success)
-            }
+        let busy = await holdBusy(store) { state in
+            guard state.counter == 2 + extra else { return }
+            lastActionSawTheSender.append(firstSenderResumed.wait(timeout: .now() + 60) == .success)
         }
-        let holder = spawn { store.dispatch(CounterAction.increment) }
-        #expect(await wait(for: entered))
         Task.detached {
             await store.send(CounterAction.increment)
             firstSenderResumed.signal()
         }
-        while store.drain.snapshot.queuedCount < 1 {
-            await Task.yield()
-        }
+        await waitUntil(store, hasQueued: 1)
         for _ in 0..<extra {
             Task.detached { await store.send(CounterAction.increment) }
         }
-        while store.drain.snapshot.queuedCount < 1 + extra {
-            await Task.yield()
-        }
-        release.signal()
-        holder.wait()
+        await waitUntil(store, hasQueued: 1 + extra)
+        busy.letGo()
         #expect(lastActionSawTheSender.values == [true])
         #expect(store.state.counter == 2 + extra)
-        subscription.cancel()
+        busy.subscription.cancel()
     }
 
     @Test func sendFromAnActorResumesOnIt() async {
@@ -187,5 +163,43 @@ private func wait(for semaphore: DispatchSemaphore, times: Int = 1, seconds: Int
             let deadline = DispatchTime.now() + .seconds(seconds)
             verdict.resume(returning: (0..<times).allSatisfy { _ in semaphore.wait(timeout: deadline) == .success })
         }.start()
+    }
+}
+
+/// A store held busy on a thread of its own (see ``holdBusy(_:onState:)``).
+private struct BusyStore {
+    let release: DispatchSemaphore
+    let holder: DispatchSemaphore
+    let subscription: Subscription
+
+    /// Lets the store go and waits until its holding thread is done.
+    func letGo() {
+        release.signal()
+        holder.wait()
+    }
+}
+
+/// Holds `store` busy: a thread dispatches an increment, whose subscriber call (at counter 1)
+/// waits until ``BusyStore/letGo()``; `onState` sees every later state. Returns once the store is
+/// busy.
+private func holdBusy(
+    _ store: Store<AppState>, onState: @escaping @Sendable (AppState) -> Void = { _ in }
+) async -> BusyStore {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let subscription = store.subscribe { _, new in
+        guard new.counter == 1 else { return onState(new) }
+        entered.signal()
+        release.wait()
+    }
+    let holder = spawn { store.dispatch(CounterAction.increment) }
+    #expect(await wait(for: entered))
+    return BusyStore(release: release, holder: holder, subscription: subscription)
+}
+
+/// Returns once at least `count` jobs wait in `store`'s queue.
+private func waitUntil(_ store: Store<AppState>, hasQueued count: Int) async {
+    while store.drain.snapshot.queuedCount < count {
+        await Task.yield()
     }
 }
