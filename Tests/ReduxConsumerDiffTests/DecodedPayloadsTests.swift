@@ -46,6 +46,16 @@ struct DecodedPayloadsTests {
         return codecs
     }
 
+    /// Records `actions`, replays the recording into a new store; returns how many actions the
+    /// replay applied and the state it ended in.
+    private func recordAndReplay(_ actions: [any Action], codecs: ActionCodecs) throws -> (Int, AppState) {
+        let text = try record(actions, codecs: codecs)
+        let reader = try RecordingReader<AppState>(bytes: Array(text.utf8), codecs: codecs)
+        let store = Store(initialState: reader.initialState, reducer: appReducer)
+        let replayed = try reader.replay(into: store)
+        return (replayed, store.state)
+    }
+
     private func record(_ actions: [any Action], codecs: ActionCodecs) throws -> String {
         let buffer = RecordingBuffer()
         let recorder = try SessionRecorder<AppState>(to: .memory(buffer), codecs: codecs, hash: .structural)
@@ -76,10 +86,8 @@ struct DecodedPayloadsTests {
         // 200 payloads (`s0`…`s199`), interleaved, three times over: within the table's capacity,
         // so none is decoded twice whatever slots their hashes pick.
         let actions: [any Action] = (0..<600).map { CounterAction.set(($0 * 7) % 200) }
-        let text = try record(actions, codecs: codecs)
-        let reader = try RecordingReader<AppState>(bytes: Array(text.utf8), codecs: codecs)
-        let store = Store(initialState: reader.initialState, reducer: appReducer)
-        #expect(try reader.replay(into: store) == 600)
+        let (replayed, _) = try recordAndReplay(actions, codecs: codecs)
+        #expect(replayed == 600)
         #expect(counter.value == 200)
     }
 
@@ -87,14 +95,12 @@ struct DecodedPayloadsTests {
         let counter = DecodeCounter()
         let codecs = countingCodecs(counter)
         let actions: [any Action] = (0..<2_000).map { CounterAction.set(($0 * 13) % 700) }
-        let text = try record(actions, codecs: codecs)
-        let reader = try RecordingReader<AppState>(bytes: Array(text.utf8), codecs: codecs)
-        let store = Store(initialState: reader.initialState, reducer: appReducer)
         // Every hash is verified, so a wrong reused action would stop the replay.
-        #expect(try reader.replay(into: store) == 2_000)
+        let (replayed, state) = try recordAndReplay(actions, codecs: codecs)
+        #expect(replayed == 2_000)
         let expected = Store(initialState: AppState(), reducer: appReducer)
         for action in actions { expected.dispatch(action) }
-        #expect(store.state == expected.state)
+        #expect(state == expected.state)
         #expect(counter.value >= 700)
     }
 
