@@ -34,6 +34,63 @@ struct RemovalTests {
         subscription.cancel()
     }
 
+    /// The same for a closure subscriber, which a pass calls in a loop that publishes its level
+    /// once and each call with one store.
+    @Test func aCancelledClosureSubscriptionWaitsForItsCallRunningOnAnotherThread() {
+        let store = makeStore()
+        let entered = DispatchSemaphore(value: 0)
+        let watch = CallWatch()
+        let before = store.subscribe { _, _ in }
+        let subscription = store.subscribe { _, _ in
+            watch.begin()
+            entered.signal()
+            // The cancel has made its decision (the count drops with it): it now waits for us.
+            spin { store.subscriberCount == 2 }
+            watch.end()
+        }
+        let after = store.subscribe { _, _ in }
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            entered.wait()
+            subscription.cancel()
+            watch.removed()
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        store.dispatch(CounterAction.increment)
+        #expect(watch.report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
+        before.cancel()
+        after.cancel()
+    }
+
+    /// A removal waits for its own callback only: cancelling a closure subscriber whose call has
+    /// returned, while the pass calls the next one on another thread, returns at once (that next
+    /// callback waits for the cancel here, so waiting for it would never end).
+    @Test func cancellingAClosureSubscriberCalledAlreadyDoesNotWaitForTheNextOne() {
+        let store = makeStore()
+        let inSecond = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let calls = Recorder<String>()
+        let first = store.subscribe { _, _ in calls.append("first") }
+        let second = store.subscribe { _, _ in
+            calls.append("second")
+            inSecond.signal()
+            cancelled.wait()
+        }
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            inSecond.wait()
+            first.cancel()
+            cancelled.signal()
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        second.cancel()
+        store.dispatch(CounterAction.increment)
+        #expect(calls.values == ["first", "second"])
+        #expect(store.subscriberCount == 0)
+    }
+
     @Test func aRemovalWaitsForTheRemovedQueuedCallbackRunningOnItsQueue() {
         let store = makeStore()
         let queue = DispatchQueue(label: "removal-tests")

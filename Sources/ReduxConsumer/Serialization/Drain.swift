@@ -373,6 +373,91 @@ final class Drain: @unchecked Sendable {
         }
     }
 
+    /// Where a run of calls at one level publishes them (see ``beginCalls()``): kept in the
+    /// caller's registers, so that a call names itself with one store.
+    @usableFromInline
+    struct CallLevel {
+        @usableFromInline let level: Int
+        /// The level's tag word; `nil` beyond ``maxPublishedCalls`` (such calls count as calling
+        /// everything).
+        @usableFromInline let tagSlot: UnsafeMutablePointer<UInt>?
+        @usableFromInline let markCount: UnsafeMutablePointer<UInt>
+
+        @inlinable
+        init(level: Int, tagSlot: UnsafeMutablePointer<UInt>?, markCount: UnsafeMutablePointer<UInt>) {
+            self.level = level
+            self.tagSlot = tagSlot
+            self.markCount = markCount
+        }
+    }
+
+    /// Starts a run of calls at one level, one registration after another (a store's closure
+    /// subscribers): the level is published once, then ``willCall(tag:at:)`` and
+    /// ``didCall(at:)`` name each call with one store each, where ``willCall(tag:member:)`` and
+    /// ``didCall()`` publish the depth and the member every time. End with ``endCalls(_:)``.
+    @inlinable
+    func beginCalls() -> CallLevel {
+        let depth = callDepth
+        var tagSlot: UnsafeMutablePointer<UInt>?
+        if depth < Self.maxPublishedCalls {
+            let slot = callSlots + (Self.firstCallSlot &+ 2 &* depth)
+            rc_store_relaxed(slot, 0)
+            rc_store_relaxed(slot + 1, 0)
+            tagSlot = slot
+        }
+        callDepth = depth &+ 1
+        rc_store_relaxed(callSlots + Self.depthSlot, UInt(bitPattern: depth &+ 1))
+        return CallLevel(level: depth, tagSlot: tagSlot, markCount: callSlots + Self.markCountSlot)
+    }
+
+    /// Like ``willCall(tag:member:)``, inside ``beginCalls()``: `false` when `tag` was removed
+    /// (skip it, and do not call ``didCall(at:)``).
+    @inlinable
+    func willCall(tag: UInt, at level: CallLevel) -> Bool {
+        if let slot = level.tagSlot {
+            rc_store_relaxed(slot, tag)
+        }
+        rc_light_barrier()
+        guard rc_load_relaxed(level.markCount) != 0 else { return true }
+        if isMarked(tag: tag) {
+            didCall(at: level)
+            return false
+        }
+        return true
+    }
+
+    /// Whether a removal mark covers registration `tag` (any member).
+    @usableFromInline
+    func isMarked(tag: UInt) -> Bool {
+        machine.withLock { $0.isMarked(tag: tag, member: 0) }
+    }
+
+    /// Like ``didCall()``, inside ``beginCalls()``: the level names no call until the next
+    /// ``willCall(tag:at:)``, so that a remover of the registration just called never waits for
+    /// the next one.
+    @inlinable
+    func didCall(at level: CallLevel) {
+        if let slot = level.tagSlot {
+            rc_store_relaxed(slot, 0)
+        }
+        rc_light_barrier()
+        if rc_load_relaxed(level.markCount) != 0 {
+            wakeRemovers()
+        }
+    }
+
+    /// Ends the run of calls ``beginCalls()`` started.
+    @inlinable
+    func endCalls(_ level: CallLevel) {
+        assert(callDepth == level.level &+ 1, "calls ended at another level")
+        callDepth = level.level
+        rc_store_relaxed(callSlots + Self.depthSlot, UInt(bitPattern: level.level))
+        rc_light_barrier()
+        if rc_load_relaxed(level.markCount) != 0 {
+            wakeRemovers()
+        }
+    }
+
     /// Wakes removers waiting for a call to end.
     @usableFromInline
     func wakeRemovers() {

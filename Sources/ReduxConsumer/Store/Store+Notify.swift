@@ -68,10 +68,18 @@ extension Store {
         let end = core.closures.slotCount
         guard runs > 0, let engine else {
             // No consumer to interleave with (the common case of many closure subscribers): a
-            // plain loop over the slots.
+            // plain loop over the slots, at one published call level.
+            let drain = drain
+            let level = drain.beginCalls()
             for slot in 0..<end {
-                callClosure(core, atSlot: slot, old: old, new: new)
+                // Read the slot afresh: a callback may have cancelled a later subscriber.
+                guard let entry = core.closures[slot: slot],
+                    drain.willCall(tag: UInt(bitPattern: entry.toOpaque()), at: level)
+                else { continue }
+                Self.call(entry, old: old, new: new)
+                drain.didCall(at: level)
             }
+            drain.endCalls(level)
             return
         }
         var slot = 0
@@ -97,12 +105,20 @@ extension Store {
         // `core.retired` until the pass is over.
         guard let entry = core.closures[slot: slot], drain.willCall(tag: UInt(bitPattern: entry.toOpaque()), member: 0)
         else { return }
+        Self.call(entry, old: old, new: new)
+        drain.didCall()
+    }
+
+    /// Calls the closure subscriber `entry`, borrowed.
+    @inline(__always)
+    private static func call(
+        _ entry: Unmanaged<AnyObject>, old: UnsafeMutablePointer<State>, new: UnsafeMutablePointer<State>
+    ) {
         // Retyped without a check (debug builds check): only `Subscriber<State>`s are inserted in
         // `closures`.
         assert(entry.takeUnretainedValue() is Subscriber<State>, "a closure subscriber of another type")
         let subscriber = Unmanaged<Subscriber<State>>.fromOpaque(entry.toOpaque())
-        subscriber._withUnsafeGuaranteedRef { Self.call($0.callback, &old.pointee, &new.pointee) }
-        drain.didCall()
+        subscriber._withUnsafeGuaranteedRef { call($0.callback, &old.pointee, &new.pointee) }
     }
 
     /// Calls a closure subscriber with both states in place: `inout` arguments are passed by
