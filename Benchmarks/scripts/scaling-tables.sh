@@ -10,7 +10,7 @@ def commas: (if . < 0 then "-" else "" end) as $sign
     | $sign + $digits;
 def ns: if . == null then "–" elif . >= 100 then commas else (. * 10 | round / 10 | tostring) end;
 def ratio: if . == null then "–" else ((. * 100 | round / 100 | tostring) + "×") end;
-def check: if .ok then "ok" else "FAIL: " + .failure end;
+def check: if .correct then "ok" else "FAIL: " + .failure end;
 def single: if .single_sample then " (1 sample)" else "" end;
 def meets($value; $limit): if $value == null then "" elif $value <= $limit then "" else " ✗" end;
 

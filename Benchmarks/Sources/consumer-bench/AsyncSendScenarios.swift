@@ -99,7 +99,7 @@ func asyncSend(_ sizes: AsyncSizes) -> Report {
         target: "≤ 2× S1",
         failure: sending.lostAction() ?? dispatching.lostAction() ?? taskDispatching.lostAction()
             ?? actorSending.lostAction()
-    )
+    ).meeting(timings[0].median <= 2 * timings[1].median)
 }
 
 /// A store with one key-path consumer per field (as S7), whose actions increment one field each.
@@ -173,5 +173,5 @@ func concurrentSend(_ sizes: AsyncSizes) -> Report {
         figures: [("single_task_ns_per_op", timings[1].median), ("sends", Double(total))],
         target: "0 lost; throughput ≥ 0.5× single task",
         failure: concurrent.check(sends: rounds * total) ?? single.check(sends: rounds * total)
-    )
+    ).meeting(timings[1].median >= 0.5 * timings[0].median)
 }

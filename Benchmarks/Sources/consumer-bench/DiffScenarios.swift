@@ -98,5 +98,5 @@ private func diffFamily<List: EditableList>(
         figures: figures,
         target: target,
         failure: failure
-    )
+    ).meeting(edit == .oneAppend && largestSize == 100_000 ? largest.median <= 50_000 : nil)
 }

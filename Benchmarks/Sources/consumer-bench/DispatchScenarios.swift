@@ -22,6 +22,7 @@ func dispatchWithoutSubscribers(_ sizes: Sizes) -> Report {
         figures: [("floor_ns_per_op", timings[1].median), ("dispatches", Double(dispatches))],
         target: "≤ 100 ns per dispatch"
     )
+    report.goalMet = report.nsPerOp <= 100
     let dispatched = dispatcher.dispatched
     let last = dispatched % BenchState.fieldCount
     if store.state.value(field: last) != dispatched {
@@ -81,6 +82,7 @@ func fanOut(_ sizes: Sizes) -> Report {
         ],
         target: "≤ 1.5× floor"
     )
+    report.goalMet = report.nsPerOp <= 1.5 * timings[1].median
     let dispatched = dispatcher.dispatched
     if sink.calls != dispatched * subscribers || sink.checksum != floorSink.checksum {
         report.failure = "expected \(dispatched * subscribers) callbacks, saw \(sink.calls)"

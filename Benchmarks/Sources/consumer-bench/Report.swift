@@ -13,6 +13,21 @@ struct Report {
     let target: String
     /// Set when a correctness check failed: the only thing that makes the run fail.
     var failure: String?
+    /// Whether the figures meet `target`, for scenarios whose target is a number the run can
+    /// check; `nil` when it is not checked here. A goal not met is reported, not a failure.
+    var goalMet: Bool?
+
+    /// The report with ``goalMet`` set.
+    func meeting(_ isMet: Bool?) -> Report {
+        var report = self
+        report.goalMet = isMet
+        return report
+    }
+
+    /// The figure or ratio named `key`, if the report has it.
+    func value(_ key: String) -> Double? {
+        (ratios + figures).first { $0.key == key }?.value
+    }
 
     var jsonLine: String {
         var fields = ["\"scenario\": \(quoted(scenario))", "\"title\": \(quoted(title))"]
@@ -22,7 +37,8 @@ struct Report {
             fields.append("\(quoted(key)): \(number(value))")
         }
         fields.append("\"target\": \(quoted(target))")
-        fields.append("\"ok\": \(failure == nil)")
+        fields.append("\"correct\": \(failure == nil)")
+        if let goalMet { fields.append("\"goal_met\": \(goalMet)") }
         if let failure { fields.append("\"failure\": \(quoted(failure))") }
         return "{" + fields.joined(separator: ", ") + "}"
     }
@@ -48,7 +64,9 @@ struct Report {
 
 /// Prints reports as a fixed-width table.
 struct Table {
-    private static let headers = ["scenario", "ns/op (median)", "min", "ratios", "figures", "target", "check"]
+    private static let headers = [
+        "scenario", "ns/op (median)", "min", "ratios", "figures", "target", "goal", "correctness",
+    ]
 
     static func render(_ reports: [Report]) -> String {
         var rows = [headers]
@@ -60,6 +78,7 @@ struct Table {
                 report.ratios.map { "\($0.key) \(format($0.value, digits: 2))×" }.joined(separator: ", "),
                 report.figures.map { "\($0.key) \(format($0.value))" }.joined(separator: ", "),
                 report.target,
+                report.goalMet.map { $0 ? "met" : "not met" } ?? "–",
                 report.failure.map { "FAIL: \($0)" } ?? "ok",
             ])
         }
