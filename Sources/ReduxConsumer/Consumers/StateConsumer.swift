@@ -152,26 +152,33 @@ public final class StateConsumer<State: Sendable>: Sendable {
                 // Queued behind another thread's work: the job keeps what it removes until it
                 // is released, after it ran.
                 let garbage = Garbage()
-                return { [self] in removeNow(scope, from: host) { garbage.keep($0) } }
+                return { [self] in
+                    // Other jobs may have run first, and moved the consumer.
+                    guard control.withLock({ $0.home === host }) else { return }
+                    removeNow(scope, from: host) { garbage.keep($0) }
+                }
             }
             return (host, admission)
         }
         guard let (host, admission) = decision else { return }
         var removed = RemovedValues()
         host.drain.finishRemoval(admission) {
+            // Run here only when the decision above found the drain idle or this thread running
+            // it: no job ran since, so the consumer is still at home on `host`.
             removeNow(scope, from: host) { removed.keep($0) }
         }
         withExtendedLifetime(removed) {}
     }
 
     /// Takes `scope` out of the registration on `host`, handing what it held to `keep`; call from
-    /// a job of `host`'s drain.
+    /// a job of `host`'s drain, while the consumer lives on `host`.
+    ///
+    /// A consumer moves to another host only through a job of its current host's drain, after
+    /// applying the marks of its removals (see `leave`); a queued removal checks it is still home.
     private func removeNow(
         _ scope: DrainStateMachine.RemovalScope, from host: ConsumerHost, keep: (any Sendable) -> Void
     ) {
-        // A consumer moves to another host only through a job of its current host's drain, which
-        // this is, after applying the marks of its removals (see `leave`).
-        guard control.withLock({ $0.home === host }) else { return }
+        assert(control.withLock { $0.home === host }, "a removal ran on a host the consumer had left")
         let registration = members.registration(in: host)
         switch scope {
         case .member(let id):

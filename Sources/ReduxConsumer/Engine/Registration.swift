@@ -4,22 +4,28 @@
 /// It lives in the engine of whatever feeds the consumer (a store, or the consumer itself when it
 /// is fed by hand) and moves with the consumer between them; confined to the drain of that feeder.
 final class Registration {
+    // `@exclusivity(unchecked)` on the tables an add or a removal changes: the registration is
+    // reached only through `StateConsumer.registration(in:)`, which asserts in debug builds that
+    // the caller runs its host's drain, and no access spans a user call (removals hand what they
+    // take out to the caller), so accesses never overlap; the dynamic check cost two calls a table
+    // on every add and removal.
+
     /// The consumer's call order in ``engine``.
     var order: UInt64 = 0
     /// The engine whose nodes the groups are attached to, or `nil` while none is.
     var engine: SelectionEngine?
     /// Groups by selection key, for members joining them.
-    var groupsByKey: [GroupKey: MemberGroup] = [:]
+    @exclusivity(unchecked) var groupsByKey: [GroupKey: MemberGroup] = [:]
     /// Every group, keyed or not.
-    var groups: [MemberGroup] = []
+    @exclusivity(unchecked) var groups: [MemberGroup] = []
     /// The group of every admitted member, by identifier: removal finds a member by two binary
     /// searches, with no hashing and 16 bytes per member. Never iterated, so nothing waits in its
     /// pending list.
-    var groupOfMember = SlotList<MemberGroup>()
+    @exclusivity(unchecked) var groupOfMember = SlotList<MemberGroup>()
     /// Members added while no state was known, in identifier order; admitted with the next state.
     /// A slot list: a member added while others are being admitted (from their callbacks) waits
     /// for the state after, and removing a waiting member is a binary search.
-    var waiting = SlotList<Enrollment>()
+    @exclusivity(unchecked) var waiting = SlotList<Enrollment>()
     /// Where callbacks that are not called in place are posted.
     let routes: DeliveryRoutes
 
