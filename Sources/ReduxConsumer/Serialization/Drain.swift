@@ -67,10 +67,13 @@ final class Drain: @unchecked Sendable {
     /// resumed, so a sender waits a bounded number of actions even while other threads keep the
     /// drain busy without end.
     @exclusivity(unchecked) private var jobsHoldingSenders = 0
-    /// Copies the owner's state to where other threads read it, under the drain's lock.
-    private var publish: () -> Void = {}
-    /// Releases what the last `publish` set aside; called after the lock (see ``setPublisher(_:releasing:)``).
-    private var releasePublished: () -> Void = {}
+    /// Publishes the owner's state for other threads (see ``setPublisher(_:)``), kept alive by
+    /// `publisherOwner`.
+    // `unowned(unsafe)`: called twice a dispatch, where a strong or checked reference costs a
+    // retain and a release per call; `publisherOwner` holds the same object for the drain's whole
+    // life once set (`publishNow()` asserts it in debug builds), so the reference never dangles.
+    @exclusivity(unchecked) private unowned(unsafe) var publisher: (any StatePublisher)?
+    private var publisherOwner: (any StatePublisher)?
     /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
@@ -146,15 +149,20 @@ final class Drain: @unchecked Sendable {
     }
 
     /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
-    /// while the owner is being built.
-    ///
-    /// `publish` runs under the drain's lock and must run no user code; `releasing` runs right
-    /// after the lock is released, for what `publish` set aside (the state it replaced, whose
-    /// release may run a `deinit`).
-    func setPublisher(_ publish: @escaping () -> Void, releasing: @escaping () -> Void) {
+    /// while the owner is being built. The drain keeps it.
+    func setPublisher(_ publisher: any StatePublisher) {
         assert(snapshot.owner == nil, "a drain's publisher was set late")
-        self.publish = publish
-        releasePublished = releasing
+        publisherOwner = publisher
+        self.publisher = publisher
+    }
+
+    /// Publishes the owner's state: under the lock, then releases what that set aside after it.
+    @inline(__always)
+    private func publishNow() {
+        assert(publisherOwner === publisher, "a drain's publisher is not the one it keeps")
+        guard let publisher else { return }
+        machine.withLock { _ in publisher.publish() }
+        publisher.releaseRetired()
     }
 
     /// Notes that the owner's state changed: it is published with the next lock round trip the
@@ -167,8 +175,7 @@ final class Drain: @unchecked Sendable {
     func publishIfNeeded() {
         guard needsPublishing else { return }
         needsPublishing = false
-        machine.withLock { _ in publish() }
-        releasePublished()
+        publishNow()
     }
 
     /// Runs `job` now if the drain is idle (returns `true`), without ever waiting: a task must not
@@ -584,8 +591,7 @@ final class Drain: @unchecked Sendable {
                 // A lock round trip of its own, while this thread still owns the drain: what the
                 // publish set aside is released outside the lock, and before another thread may
                 // own the drain and publish in turn.
-                machine.withLock { _ in publish() }
-                releasePublished()
+                publishNow()
             }
             var senders: [UnsafeContinuation<Void, Never>] = []
             let step = machine.withLock { machine in
@@ -642,4 +648,14 @@ final class Drain: @unchecked Sendable {
     private func assertOwned(by context: ThreadContext) {
         assert(context.owns(self), "a drain's confined state was touched by a thread that does not run it")
     }
+}
+
+/// What publishes a drain owner's state for other threads: a store's shared part.
+protocol StatePublisher: AnyObject {
+    /// Publishes the owner's state; runs under the drain's lock, so moves and copies only (no user
+    /// code), setting aside what it replaces.
+    func publish()
+    /// Releases what ``publish()`` set aside; runs right after the lock (a release may run a
+    /// `deinit`).
+    func releaseRetired()
 }
