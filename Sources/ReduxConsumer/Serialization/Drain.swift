@@ -69,11 +69,11 @@ final class Drain: @unchecked Sendable {
     @exclusivity(unchecked) private var jobsHoldingSenders = 0
     /// Publishes the owner's state for other threads (see ``setPublisher(_:)``), kept alive by
     /// `publisherOwner`.
-    // `unowned(unsafe)`: called twice a dispatch, where a strong or checked reference costs a
-    // retain and a release per call; `publisherOwner` holds the same object for the drain's whole
-    // life once set (`publishNow()` asserts it in debug builds), so the reference never dangles.
-    @exclusivity(unchecked) private unowned(unsafe) var publisher: (any StatePublisher)?
-    private var publisherOwner: (any StatePublisher)?
+    // `Unmanaged`: used on every dispatch, where a strong reference costs a retain and a release;
+    // `publisherOwner` holds the same object for the drain's whole life once set (`publishNow()`
+    // asserts it in debug builds), so the reference never dangles.
+    @exclusivity(unchecked) private var publisher: Unmanaged<Publisher>?
+    private var publisherOwner: Publisher?
     /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
@@ -150,19 +150,20 @@ final class Drain: @unchecked Sendable {
 
     /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
     /// while the owner is being built. The drain keeps it.
-    func setPublisher(_ publisher: any StatePublisher) {
+    func setPublisher(_ publisher: Publisher) {
         assert(snapshot.owner == nil, "a drain's publisher was set late")
         publisherOwner = publisher
-        self.publisher = publisher
+        self.publisher = Unmanaged.passUnretained(publisher)
     }
 
     /// Publishes the owner's state: under the lock, then releases what that set aside after it.
     @inline(__always)
     private func publishNow() {
-        assert(publisherOwner === publisher, "a drain's publisher is not the one it keeps")
-        guard let publisher else { return }
-        machine.withLock { _ in publisher.publish() }
-        publisher.releaseRetired()
+        assert(publisherOwner === publisher?.takeUnretainedValue(), "a drain's publisher is not the one it keeps")
+        publisher?._withUnsafeGuaranteedRef { publisher in
+            machine.withLock { _ in publisher.publish() }
+            publisher.release()
+        }
     }
 
     /// Notes that the owner's state changed: it is published with the next lock round trip the
@@ -650,12 +651,16 @@ final class Drain: @unchecked Sendable {
     }
 }
 
-/// What publishes a drain owner's state for other threads: a store's shared part.
-protocol StatePublisher: AnyObject {
+/// How a drain's owner (a store) publishes its state for other threads.
+final class Publisher {
     /// Publishes the owner's state; runs under the drain's lock, so moves and copies only (no user
     /// code), setting aside what it replaces.
-    func publish()
-    /// Releases what ``publish()`` set aside; runs right after the lock (a release may run a
-    /// `deinit`).
-    func releaseRetired()
+    let publish: () -> Void
+    /// Releases what `publish` set aside; runs right after the lock (a release may run a `deinit`).
+    let release: () -> Void
+
+    init(publish: @escaping () -> Void, release: @escaping () -> Void) {
+        self.publish = publish
+        self.release = release
+    }
 }

@@ -90,8 +90,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         diagnose = diagnostics ?? { writeLineToStandardError($0) }
         // Under the drain's lock only moves and copies (no user code): the state replaced goes to
         // `retired`, and is released after the lock, so a `deinit` of something it held runs
-        // with no lock held (guarantee 4).
-        drain.setPublisher(shared)
+        // with no lock held (guarantee 4). Each closure captures `shared` alone: no context to
+        // allocate.
+        drain.setPublisher(Publisher(publish: { shared.publish() }, release: { shared.releaseRetired() }))
         if !middleware.isEmpty {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
@@ -322,7 +323,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 
 /// What a store shares with every thread: its published state and counts, guarded by the lock of
 /// the store's drain.
-final class StoreShared<State>: StatePublisher, @unchecked Sendable {
+final class StoreShared<State>: @unchecked Sendable {
     // @unchecked: every access is inside `Drain.locked` of the owning store's drain.
     /// The published state; a pointer so that the store's specialised copy can write it in
     /// place. Allocated in `init`, freed in `deinit`, read and written under the lock only.
