@@ -121,7 +121,7 @@ final class Drain: @unchecked Sendable {
         if let reducing = context.reducing, kind != .removal {
             // A reducer's dispatches and additions wait until it has returned: no store runs, and
             // no consumer is added, in the middle of a reducer.
-            reducing.deferred.append((self, queueing(), kind, generation))
+            reducing.takeUnretainedValue().deferred.append((self, queueing(), kind, generation))
             return
         }
         if context.owns(self) {
@@ -490,7 +490,7 @@ final class Drain: @unchecked Sendable {
     func reducing<Result>(context: ThreadContext, _ body: () -> Result) -> Result {
         assertOwned(by: context)
         assert(context.reducing == nil, "a reducer ran inside another reducer")
-        context.reducing = self
+        context.reducing = Unmanaged.passUnretained(self)
         defer { context.reducing = nil }
         return body()
     }
@@ -509,7 +509,7 @@ final class Drain: @unchecked Sendable {
 
     /// Whether the calling thread is inside this drain's reducer.
     var isReducingOnCurrentThread: Bool {
-        ThreadContext.current.reducing === self
+        ThreadContext.current.reducing?.toOpaque() == Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Runs `body` under the drain's lock: for the little state its owner shares with every

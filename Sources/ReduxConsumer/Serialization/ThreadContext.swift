@@ -25,8 +25,10 @@ final class ThreadContext {
     /// list only while one of its jobs runs on this thread, and that job keeps its owner alive.
     @exclusivity(unchecked) private(set) var owned: [Unmanaged<Drain>] = []
     /// The drain whose reducer this thread is running, if any: its state is being changed in
-    /// place, so work submitted meanwhile waits until the reducer returns.
-    @exclusivity(unchecked) var reducing: Drain?
+    /// place, so work submitted meanwhile waits until the reducer returns. Unretained, like
+    /// `owned`: set only while the drain's reducer runs on this thread (`Drain.reducing` sets and
+    /// clears it around the call), inside a job that keeps the drain alive.
+    @exclusivity(unchecked) var reducing: Unmanaged<Drain>?
     /// How many actions led to the one this thread is processing: 0 for an action dispatched from
     /// outside the library, one more for each action dispatched from inside another's processing.
     @exclusivity(unchecked) var generation = 0
