@@ -51,6 +51,16 @@ final class ThreadContext {
         return context
     }
 
+    /// Runs `body` with the calling thread's context, borrowed: no retain and release around it,
+    /// for the hottest paths (a dispatch).
+    @inline(__always)
+    static func withCurrent<Result>(_ body: (ThreadContext) -> Result) -> Result {
+        guard let pointer = rc_current_thread_context() else { return body(current) }
+        // Unmanaged, as in `current`: the thread's reference keeps the context alive until the
+        // thread exits, which cannot happen during `body`.
+        return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Whether this thread holds anything another thread may wait for: a drain it runs, or a
     /// queued delivery in progress. Such a thread must never wait for a parked thread.
     var isHolder: Bool {

@@ -234,17 +234,18 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// - Complexity: Without contention, two lock round trips for the drain and one to publish the
     ///   state, no allocation, plus the subscribers' work.
     public func dispatch(_ action: any Action) {
-        let context = ThreadContext.current
-        let generation = context.isHolder ? context.generation + 1 : 0
-        guard generation <= Self.chainLimit else {
-            diagnose(
-                "\(description): dropped \(String(reflecting: action)): it would be action number \(generation + 1) of a chain in which each action was dispatched while processing the previous one (limit \(Self.chainLimit)). A consumer, middleware or reducer that dispatches on every change?"
-            )
-            return
+        ThreadContext.withCurrent { context in
+            let generation = context.isHolder ? context.generation + 1 : 0
+            guard generation <= Self.chainLimit else {
+                diagnose(
+                    "\(description): dropped \(String(reflecting: action)): it would be action number \(generation + 1) of a chain in which each action was dispatched while processing the previous one (limit \(Self.chainLimit)). A consumer, middleware or reducer that dispatches on every change?"
+                )
+                return
+            }
+            drain.submit(
+                .dispatch, generation: generation, context: context, { process(action, context: context) },
+                queueing: { { [self] in process(action) } })
         }
-        drain.submit(
-            .dispatch, generation: generation, context: context, { process(action, context: context) },
-            queueing: { { [self] in process(action) } })
     }
 
     /// Adds a middleware after creation; it becomes the innermost one (closest to the reducer).
