@@ -10,27 +10,13 @@ struct RemovalTests {
     @Test func aRemovalWaitsForTheRemovedCallbackRunningOnAnotherThread() {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
-        let entered = DispatchSemaphore(value: 0)
         let watch = CallWatch()
         consumer.add(\.name) { _ in }
-        let token = consumer.add(\.counter) { _ in
-            watch.begin()
-            entered.signal()
-            // The remover has made its decision (the count drops with it): it now waits for us.
-            spin { consumer.count == 1 }
-            watch.end()
-        }
+        // The remover has made its decision once the count drops: it then waits for the call.
+        let token = consumer.add(\.counter) { _ in watch.call(untilRemoverDecided: { consumer.count == 1 }) }
         let subscription = store.subscribe(consumer)
-        let finished = finishesWithoutDeadlock {
-            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
-            entered.wait()
-            token.cancel()
-            watch.removed()
-            dispatcher.wait()
-        }
-        guard finished else { return }
-        store.dispatch(CounterAction.increment)
-        #expect(watch.report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
+        let report = watch.removingWhileCalled(by: store) { token.cancel() }
+        #expect(report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
         subscription.cancel()
     }
 
@@ -38,27 +24,14 @@ struct RemovalTests {
     /// once and each call with one store.
     @Test func aCancelledClosureSubscriptionWaitsForItsCallRunningOnAnotherThread() {
         let store = makeStore()
-        let entered = DispatchSemaphore(value: 0)
         let watch = CallWatch()
         let before = store.subscribe { _, _ in }
         let subscription = store.subscribe { _, _ in
-            watch.begin()
-            entered.signal()
-            // The cancel has made its decision (the count drops with it): it now waits for us.
-            spin { store.subscriberCount == 2 }
-            watch.end()
+            watch.call(untilRemoverDecided: { store.subscriberCount == 2 })
         }
         let after = store.subscribe { _, _ in }
-        let finished = finishesWithoutDeadlock {
-            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
-            entered.wait()
-            subscription.cancel()
-            watch.removed()
-            dispatcher.wait()
-        }
-        guard finished else { return }
-        store.dispatch(CounterAction.increment)
-        #expect(watch.report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
+        let report = watch.removingWhileCalled(by: store) { subscription.cancel() }
+        #expect(report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
         before.cancel()
         after.cancel()
     }
@@ -363,6 +336,36 @@ private final class CallWatch: Sendable {
     }
 
     private let state = Lock((report: Report(), isRunning: false, isRemoved: false))
+    private let entered = DispatchSemaphore(value: 0)
+
+    /// The watched callback's body: begins, lets the remover go, and ends once `decided` says the
+    /// removal made its decision (it then waits for this call).
+    func call(untilRemoverDecided decided: () -> Bool) {
+        begin()
+        entered.signal()
+        spin(until: decided)
+        end()
+    }
+
+    /// Dispatches to `store` on another thread and, once the watched callback runs, removes it
+    /// here with `remove`; then dispatches again. The report, or `nil` after a deadlock (which the
+    /// watchdog has reported).
+    func removingWhileCalled(
+        by store: Store<AppState>,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ remove: @escaping @Sendable () -> Void
+    ) -> Report? {
+        let finished = finishesWithoutDeadlock(sourceLocation: sourceLocation) { [self] in
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            entered.wait()
+            remove()
+            removed()
+            dispatcher.wait()
+        }
+        guard finished else { return nil }
+        store.dispatch(CounterAction.increment)
+        return report
+    }
 
     func begin() {
         state.withLock { state in
