@@ -26,10 +26,12 @@ extension StateConsumer {
         let host = control.withLock { $0.currentHost() }
         // Run at once when the drain is idle (nothing allocated); the escaping copy is made only
         // when the add must wait behind another thread's work.
-        host.drain.submit(.control, generation: ThreadContext.current.generation) {
-            admit(enrollment, on: host)
-        } queueing: {
-            { [self] in admit(enrollment, on: host) }
+        ThreadContext.withCurrent { context in
+            host.drain.submit(.control, generation: context.generation, context: context) {
+                admit(enrollment, on: host)
+            } queueing: {
+                { [self] in admit(enrollment, on: host) }
+            }
         }
         return ConsumerToken(id: enrollment.id, link: link)
     }

@@ -284,7 +284,15 @@ final class Drain: @unchecked Sendable {
         _ scope: DrainStateMachine.RemovalScope,
         _ makeJob: () -> DrainJob
     ) -> RemovalAdmission {
-        let context = ThreadContext.current
+        ThreadContext.withCurrent { context in admitRemoval(tag: tag, scope, makeJob, context: context) }
+    }
+
+    private func admitRemoval(
+        tag: UInt,
+        _ scope: DrainStateMachine.RemovalScope,
+        _ makeJob: () -> DrainJob,
+        context: ThreadContext
+    ) -> RemovalAdmission {
         if context.owns(self) {
             return .reentrant
         }
@@ -312,7 +320,10 @@ final class Drain: @unchecked Sendable {
     /// The second half of ``remove(tag:_:_:)``; call without holding any lock.
     /// `job` runs here unless the removal was queued (``RemovalAdmission/marked(tag:_:)``).
     func finishRemoval(_ admission: RemovalAdmission, _ job: () -> Void) {
-        let context = ThreadContext.current
+        ThreadContext.withCurrent { context in finishRemoval(admission, job, context: context) }
+    }
+
+    private func finishRemoval(_ admission: RemovalAdmission, _ job: () -> Void, context: ThreadContext) {
         switch admission {
         case .reentrant:
             job()
@@ -512,7 +523,7 @@ final class Drain: @unchecked Sendable {
 
     /// Whether the calling thread is inside this drain's reducer.
     var isReducingOnCurrentThread: Bool {
-        ThreadContext.current.reducing?.toOpaque() == Unmanaged.passUnretained(self).toOpaque()
+        ThreadContext.withCurrent { $0.reducing?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() }
     }
 
     /// Runs `body` under the drain's lock: for the little state its owner shares with every
@@ -524,7 +535,7 @@ final class Drain: @unchecked Sendable {
 
     /// Whether the calling thread may touch state confined to this drain.
     var isAccessibleFromCurrentThread: Bool {
-        ThreadContext.current.owns(self)
+        ThreadContext.withCurrent { $0.owns(self) }
     }
 
     /// The owner starts waiting for another thread (see ``ThreadContext/parked(_:)``).
