@@ -35,18 +35,18 @@ final class SelectionEngine {
     /// Scratch space for ordering `firedGroups` (kept to spare an allocation per pass).
     @exclusivity(unchecked) private var sortKeys: [(order: UInt64, first: UInt64, group: Unmanaged<MemberGroup>)] = []
     /// Whether a pass is between ``evaluate(_:)`` (with something fired) and ``endPass()``.
-    private var isPassing = false
+    @exclusivity(unchecked) private var isPassing = false
     /// Counts passes: a node records the pass it last fired in.
     @exclusivity(unchecked) private var passNumber: UInt64 = 0
     /// Fired groups that members joined during the pass: their new members wait (pending in the
     /// group's list) until ``endPass()``, so they start with the next state.
-    private var joinedDuringPass: [MemberGroup] = []
+    @exclusivity(unchecked) private var joinedDuringPass: [MemberGroup] = []
     /// Whether a store is notifying its subscribers (from before ``evaluate(_:)`` to
     /// ``endPass()``): `.instantly` calls of members added meanwhile wait for the pass's end.
-    var holdsInstantCalls = false
+    @exclusivity(unchecked) var holdsInstantCalls = false
     /// `.instantly` calls of members added during the pass (from inside a callback): made at the
     /// pass's end, after the members added before them, never inside `add` (guarantee 2).
-    private var instantCallsAfterPass:
+    @exclusivity(unchecked) private var instantCallsAfterPass:
         [(
             registration: Registration, group: MemberGroup, member: UInt64, state: UnsafeMutableRawPointer,
             call: (MemberGroup, UnsafeMutableRawPointer, Drain) -> Void
@@ -266,7 +266,9 @@ final class SelectionEngine {
     ///   group (the pass walks the node's own list); when several fired, O(g log g) in the fired
     ///   groups.
     func evaluate(_ state: UnsafeMutableRawPointer) -> Int {
-        firedNodes.removeAll(keepingCapacity: true)
+        if !firedNodes.isEmpty {
+            firedNodes.removeAll(keepingCapacity: true)
+        }
         derivations.beginPass()
         let derivations = derivations
         // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
@@ -393,25 +395,36 @@ final class SelectionEngine {
     func endPass() {
         // In the order the members were added; a call may add more (they join the queue) or
         // remove some (they are skipped).
-        var next = 0
-        while next < instantCallsAfterPass.count {
-            let due = instantCallsAfterPass[next]
-            next += 1
-            guard due.registration.engine === self, due.registration.groupOfMember.element(due.member) === due.group
-            else {
-                continue  // removed, or its consumer left, before its call
+        // Each list is touched only when it holds something: emptying an empty array of references
+        // still costs a call into the standard library's unspecialised code.
+        if !instantCallsAfterPass.isEmpty {
+            var next = 0
+            while next < instantCallsAfterPass.count {
+                let due = instantCallsAfterPass[next]
+                next += 1
+                guard due.registration.engine === self,
+                    due.registration.groupOfMember.element(due.member) === due.group
+                else {
+                    continue  // removed, or its consumer left, before its call
+                }
+                due.call(due.group, due.state, drain)
             }
-            due.call(due.group, due.state, drain)
+            instantCallsAfterPass.removeAll()
         }
-        instantCallsAfterPass.removeAll()
         holdsInstantCalls = false
         isPassing = false
-        for group in joinedDuringPass {
-            group.members.endIteration()
+        if !joinedDuringPass.isEmpty {
+            for group in joinedDuringPass {
+                group.members.endIteration()
+            }
+            joinedDuringPass.removeAll()
         }
-        joinedDuringPass.removeAll()
-        firedNodes.removeAll(keepingCapacity: true)
-        runs.removeAll(keepingCapacity: true)
+        if !firedNodes.isEmpty {
+            firedNodes.removeAll(keepingCapacity: true)
+        }
+        if !runs.isEmpty {
+            runs.removeAll(keepingCapacity: true)
+        }
         // Released last, with the pass over: releasing a group that left during the pass may run
         // a deinit that removes another consumer.
         let fired = firedGroups
