@@ -274,28 +274,42 @@ final class SelectionEngine {
         // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
         // changes the engine's copy, not the one being walked.
         let nodes = self.nodes
+        // The first node that fired is kept aside: most passes fire one node, and then the list
+        // of fired nodes is never touched (filling and emptying it costs more than the rest of
+        // the bookkeeping).
+        var firstFired = -1
         nodes.withUnsafeBufferPointer { nodes in
             for index in nodes.indices {
                 // Unretained: the local copy of the list keeps every node alive during the loop.
                 let node = Unmanaged.passUnretained(nodes[index])
                 if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell, derivations) }) {
-                    firedNodes.append(nodes[index])
+                    if firstFired < 0 {
+                        firstFired = index
+                    } else {
+                        if firedNodes.isEmpty {
+                            firedNodes.append(nodes[firstFired])
+                        }
+                        firedNodes.append(nodes[index])
+                    }
                 }
             }
         }
-        guard !firedNodes.isEmpty else { return 0 }
+        guard firstFired >= 0 else { return 0 }
         passNumber &+= 1
-        for node in firedNodes {
-            node.firedPass = passNumber
-        }
         isPassing = true
         runOrder = 0
-        if firedNodes.count == 1 {
-            // The node's groups belong to distinct consumers, in call order: each is a run. The
-            // list is shared, not copied (a group leaving during the pass copies the node's).
-            firedGroups = firedNodes[0].groups
+        if firedNodes.isEmpty {
+            // One node fired. Its groups belong to distinct consumers, in call order: each is a
+            // run. The list is shared, not copied (a group leaving during the pass copies the
+            // node's).
+            let node = nodes[firstFired]
+            node.firedPass = passNumber
+            firedGroups = node.groups
             eachGroupIsARun = true
             return firedGroups.count
+        }
+        for node in firedNodes {
+            node.firedPass = passNumber
         }
         eachGroupIsARun = false
         mergedGroups.removeAll(keepingCapacity: true)
