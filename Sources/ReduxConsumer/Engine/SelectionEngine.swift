@@ -13,7 +13,9 @@ final class SelectionEngine {
     // `@exclusivity(unchecked)` on the tables a pass reads: the engine is confined to its drain
     // (its ``DrainBound`` checks that in debug builds) and no access spans a user callback (the
     // pass walks a local copy of `nodes`, and reads the fired lists between callbacks), so
-    // accesses never overlap; the dynamic check would cost more than an evaluation.
+    // accesses never overlap; the dynamic check would cost more than an evaluation. The same holds
+    // for the pass's flags and the lists `endPass()` empties (it copies each queued `.instantly`
+    // call out of its list before making it).
 
     /// The drain the engine is confined to, which runs its callbacks.
     let drain: Drain
