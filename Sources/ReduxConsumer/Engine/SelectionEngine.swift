@@ -13,7 +13,9 @@ final class SelectionEngine {
     // `@exclusivity(unchecked)` on the tables a pass reads: the engine is confined to its drain
     // (its ``DrainBound`` checks that in debug builds) and no access spans a user callback (the
     // pass walks a local copy of `nodes`, and reads the fired lists between callbacks), so
-    // accesses never overlap; the dynamic check would cost more than an evaluation.
+    // accesses never overlap; the dynamic check would cost more than an evaluation. The same holds
+    // for the pass's flags and the lists `endPass()` empties (it copies each queued `.instantly`
+    // call out of its list before making it).
 
     /// The drain the engine is confined to, which runs its callbacks.
     let drain: Drain
@@ -35,18 +37,18 @@ final class SelectionEngine {
     /// Scratch space for ordering `firedGroups` (kept to spare an allocation per pass).
     @exclusivity(unchecked) private var sortKeys: [(order: UInt64, first: UInt64, group: Unmanaged<MemberGroup>)] = []
     /// Whether a pass is between ``evaluate(_:)`` (with something fired) and ``endPass()``.
-    private var isPassing = false
+    @exclusivity(unchecked) private var isPassing = false
     /// Counts passes: a node records the pass it last fired in.
     @exclusivity(unchecked) private var passNumber: UInt64 = 0
     /// Fired groups that members joined during the pass: their new members wait (pending in the
     /// group's list) until ``endPass()``, so they start with the next state.
-    private var joinedDuringPass: [MemberGroup] = []
+    @exclusivity(unchecked) private var joinedDuringPass: [MemberGroup] = []
     /// Whether a store is notifying its subscribers (from before ``evaluate(_:)`` to
     /// ``endPass()``): `.instantly` calls of members added meanwhile wait for the pass's end.
-    var holdsInstantCalls = false
+    @exclusivity(unchecked) var holdsInstantCalls = false
     /// `.instantly` calls of members added during the pass (from inside a callback): made at the
     /// pass's end, after the members added before them, never inside `add` (guarantee 2).
-    private var instantCallsAfterPass:
+    @exclusivity(unchecked) private var instantCallsAfterPass:
         [(
             registration: Registration, group: MemberGroup, member: UInt64, state: UnsafeMutableRawPointer,
             call: (MemberGroup, UnsafeMutableRawPointer, Drain) -> Void
@@ -266,34 +268,50 @@ final class SelectionEngine {
     ///   group (the pass walks the node's own list); when several fired, O(g log g) in the fired
     ///   groups.
     func evaluate(_ state: UnsafeMutableRawPointer) -> Int {
-        firedNodes.removeAll(keepingCapacity: true)
+        if !firedNodes.isEmpty {
+            firedNodes.removeAll(keepingCapacity: true)
+        }
         derivations.beginPass()
         let derivations = derivations
         // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
         // changes the engine's copy, not the one being walked.
         let nodes = self.nodes
+        // The first node that fired is kept aside: most passes fire one node, and then the list
+        // of fired nodes is never touched (filling and emptying it costs more than the rest of
+        // the bookkeeping).
+        var firstFired = -1
         nodes.withUnsafeBufferPointer { nodes in
             for index in nodes.indices {
                 // Unretained: the local copy of the list keeps every node alive during the loop.
                 let node = Unmanaged.passUnretained(nodes[index])
                 if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell, derivations) }) {
-                    firedNodes.append(nodes[index])
+                    if firstFired < 0 {
+                        firstFired = index
+                    } else {
+                        if firedNodes.isEmpty {
+                            firedNodes.append(nodes[firstFired])
+                        }
+                        firedNodes.append(nodes[index])
+                    }
                 }
             }
         }
-        guard !firedNodes.isEmpty else { return 0 }
+        guard firstFired >= 0 else { return 0 }
         passNumber &+= 1
-        for node in firedNodes {
-            node.firedPass = passNumber
-        }
         isPassing = true
         runOrder = 0
-        if firedNodes.count == 1 {
-            // The node's groups belong to distinct consumers, in call order: each is a run. The
-            // list is shared, not copied (a group leaving during the pass copies the node's).
-            firedGroups = firedNodes[0].groups
+        if firedNodes.isEmpty {
+            // One node fired. Its groups belong to distinct consumers, in call order: each is a
+            // run. The list is shared, not copied (a group leaving during the pass copies the
+            // node's).
+            let node = nodes[firstFired]
+            node.firedPass = passNumber
+            firedGroups = node.groups
             eachGroupIsARun = true
             return firedGroups.count
+        }
+        for node in firedNodes {
+            node.firedPass = passNumber
         }
         eachGroupIsARun = false
         mergedGroups.removeAll(keepingCapacity: true)
@@ -393,25 +411,36 @@ final class SelectionEngine {
     func endPass() {
         // In the order the members were added; a call may add more (they join the queue) or
         // remove some (they are skipped).
-        var next = 0
-        while next < instantCallsAfterPass.count {
-            let due = instantCallsAfterPass[next]
-            next += 1
-            guard due.registration.engine === self, due.registration.groupOfMember.element(due.member) === due.group
-            else {
-                continue  // removed, or its consumer left, before its call
+        // Each list is touched only when it holds something: emptying an empty array of references
+        // still costs a call into the standard library's unspecialised code.
+        if !instantCallsAfterPass.isEmpty {
+            var next = 0
+            while next < instantCallsAfterPass.count {
+                let due = instantCallsAfterPass[next]
+                next += 1
+                guard due.registration.engine === self,
+                    due.registration.groupOfMember.element(due.member) === due.group
+                else {
+                    continue  // removed, or its consumer left, before its call
+                }
+                due.call(due.group, due.state, drain)
             }
-            due.call(due.group, due.state, drain)
+            instantCallsAfterPass.removeAll()
         }
-        instantCallsAfterPass.removeAll()
         holdsInstantCalls = false
         isPassing = false
-        for group in joinedDuringPass {
-            group.members.endIteration()
+        if !joinedDuringPass.isEmpty {
+            for group in joinedDuringPass {
+                group.members.endIteration()
+            }
+            joinedDuringPass.removeAll()
         }
-        joinedDuringPass.removeAll()
-        firedNodes.removeAll(keepingCapacity: true)
-        runs.removeAll(keepingCapacity: true)
+        if !firedNodes.isEmpty {
+            firedNodes.removeAll(keepingCapacity: true)
+        }
+        if !runs.isEmpty {
+            runs.removeAll(keepingCapacity: true)
+        }
         // Released last, with the pass over: releasing a group that left during the pass may run
         // a deinit that removes another consumer.
         let fired = firedGroups

@@ -23,6 +23,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @usableFromInline let routes: DeliveryRoutes
     /// The consumer's registration, as drains name it (see ``Registration/tag``).
     @usableFromInline let tag: UInt
+    /// Whether members not on an actor are called in place (the consumer has no queue): read by
+    /// the delivery loop instead of `routes.queue`, which sits in another object.
+    @usableFromInline let callsInPlace: Bool
     /// Set when the group leaves its engine: a delivery loop in progress stops at once.
     @exclusivity(unchecked) @usableFromInline var isSilenced = false
     /// While the group comes back (see ``GroupMembers/beginCatchUp(changed:state:evaluate:cache:)``):
@@ -47,6 +50,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         self.cell = cell
         self.routes = routes
         self.tag = tag
+        callsInPlace = routes.queue == nil
     }
 
     /// Calls (or posts) every live member present when the delivery starts, in identifier order,
@@ -57,8 +61,8 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         if members.slotCount == 1 {
             // One slot needs no iteration guard: a member added meanwhile lands after it, and a
             // compaction after a removal moves nothing still to be read.
-            if !isSilenced, let callback = members[slot: 0] {
-                deliver(callback, member: members.identifier(atSlot: 0), state: state, drain: drain)
+            if !isSilenced {
+                deliver(slot: 0, state: state, drain: drain)
             }
             return
         }
@@ -66,9 +70,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         let end = members.slotCount
         var slot = 0
         while slot < end, !isSilenced {
-            if let callback = members[slot: slot] {
-                deliver(callback, member: members.identifier(atSlot: slot), state: state, drain: drain)
-            }
+            deliver(slot: slot, state: state, drain: drain)
             slot += 1
         }
         members.endIteration()
@@ -77,10 +79,63 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     /// Calls (or posts) the member in `slot` if it is live and the group is not silenced.
     @inlinable
     func deliver(slot: Int, state: UnsafeMutableRawPointer, drain: Drain) {
-        guard !isSilenced, slot < members.slotCount, let callback = members[slot: slot] else { return }
-        deliver(
-            callback, member: members.identifier(atSlot: slot), state: state.assumingMemoryBound(to: State.self),
-            drain: drain)
+        guard !isSilenced, slot < members.slotCount else { return }
+        deliver(slot: slot, state: state.assumingMemoryBound(to: State.self), drain: drain)
+    }
+
+    /// Calls the live member in `slot` (`slot < slotCount`) with the cell's values: the hot path of
+    /// every pass, kept small so it inlines into the delivery loop. A member called in place, with
+    /// no catch-up under way, is called from here with the closure it was added with; anything
+    /// else (a queue, an actor, a catch-up) takes ``deliverElsewhere(slot:state:drain:)``.
+    @inlinable
+    @inline(__always)
+    func deliver(slot: Int, state: UnsafeMutablePointer<State>, drain: Drain) {
+        guard callsInPlace, !isCatchingUp else {
+            deliverElsewhere(slot: slot, state: state, drain: drain)
+            return
+        }
+        let member = members.identifier(atSlot: slot)
+        switch members[slot: slot] {
+        case .change(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+            callback(old, new)
+        case .value(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+            callback(new)
+        case .changeInState(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+            ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
+        case .isolated?:
+            deliverElsewhere(slot: slot, state: state, drain: drain)
+            return
+        case nil:
+            return
+        }
+        drain.didCall()
+    }
+
+    /// ``deliver(slot:state:drain:)`` for a member that is posted (a queue, an actor) or called
+    /// during a catch-up: out of line, so the hot path stays small.
+    @inlinable
+    @inline(never)
+    func deliverElsewhere(slot: Int, state: UnsafeMutablePointer<State>, drain: Drain) {
+        if let callback = members[slot: slot] {
+            deliver(callback, member: members.identifier(atSlot: slot), state: state, drain: drain)
+        }
+    }
+
+    /// A member the drain refused to call (another thread removed it, or its consumer is leaving):
+    /// if it comes back, it hears this change then.
+    @inlinable
+    @inline(never)
+    func skip(_ member: UInt64, old: Value) {
+        if missed[member] == nil { missed[member] = old }
     }
 
     /// Calls (or posts) one member with the cell's values.
@@ -116,8 +171,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         drain: Drain
     ) {
         guard drain.willCall(tag: tag, member: member) else {
-            // Removed, or its consumer is leaving: if it comes back, it hears this change then.
-            if missed[member] == nil { missed[member] = old }
+            skip(member, old: old)
             return
         }
         if callback.isIsolated {
