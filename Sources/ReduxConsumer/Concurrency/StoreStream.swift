@@ -40,6 +40,8 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
         /// The elements taken from the channel and not yet returned, from `index` on.
         @usableFromInline var batch: [Element] = []
         @usableFromInline var index = 0
+        /// When the channel last handed over elements (monotonic nanoseconds; 0 before the first).
+        @usableFromInline var lastTake: UInt64 = 0
 
         @inlinable
         init(channel: StreamChannel<Element>, start: @escaping @Sendable (StreamChannel<Element>) async -> Void) {
@@ -58,7 +60,7 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
                     self.start = nil
                     await start(channel)
                 }
-                await channel.take(into: &batch)
+                await channel.take(into: &batch, lastTake: &lastTake)
                 if batch.isEmpty { return nil }
             }
             let element = batch[index]

@@ -16,8 +16,10 @@ import ReduxConsumerAtomics
 /// Its posting and reading paths are `@inlinable`, so that a client's `changes(of:)` stream runs
 /// them specialised for its element type: run generically, every post paid several generic
 /// metadata look-ups (thousands of instructions). The reader takes every buffered element at once
-/// (one lock and at most one wake-up per batch, not per element) and is woken only when it waits:
-/// a post to a reader that is still busy costs one uncontended lock and an append (or a merge).
+/// (one lock and at most one wake-up per batch, not per element), at most once per
+/// ``lingerNanoseconds`` while elements keep coming, and is woken only when it waits: a post to a
+/// reader that is still busy costs one uncontended lock and an append (or a merge) on memory the
+/// reader has not touched since its last take.
 @usableFromInline
 final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     // @unchecked: every `var` below is read and written only inside `lock.withLock`; which is also
@@ -31,16 +33,15 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// The element not yet taken by the reader, newer ones merged into it (coalescing buffering):
     /// kept inline, not in `buffer`, so that a post touches no array.
     @exclusivity(unchecked) @usableFromInline var pending: Element?
-    /// The reader, while it waits for an element.
-    @exclusivity(unchecked) @usableFromInline var reader: CheckedContinuation<Void, Never>?
-    /// Whether `reader` waits and no post has claimed its wake-up yet: a post reads this flag, not
-    /// the continuation (a resilient type, slow to copy), and only the post that clears it wakes
-    /// the reader.
-    @exclusivity(unchecked) @usableFromInline var isReaderWaiting = false
+    /// The reader, while it waits for an element. Unsafe, not checked (no allocation per wait):
+    /// it is resumed exactly once, by whoever takes it out of this field under the lock.
+    @exclusivity(unchecked) @usableFromInline var reader: UnsafeContinuation<Void, Never>?
     @exclusivity(unchecked) @usableFromInline var isFinished = false
     /// Whether an element (or the end) came since the reader last took: a word the posting thread
-    /// sets under the lock and the reader watches without it while it spins (see ``take(into:)``).
-    /// Allocated in `init`, freed in `deinit`, only ever accessed through the `rc_` atomics.
+    /// sets under the lock and the reader watches without it while it spins (see ``take(into:lastTake:)``).
+    /// Alone in a 128-byte block (allocated in `init`, freed in `deinit`, only ever accessed
+    /// through the `rc_` atomics), so that the reader's watching never shares a cache line with
+    /// the lock or the pending element, which the posting thread writes on every post.
     @usableFromInline let posted: UnsafeMutablePointer<UInt>
     /// What feeds the channel; cancelled when the channel finishes.
     @exclusivity(unchecked) private var feed: (any Cancellable)?
@@ -50,7 +51,8 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     @usableFromInline
     init(buffering: StreamBuffering) {
         isCoalescing = buffering == .coalescing
-        posted = .allocate(capacity: 1)
+        posted = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
+            .bindMemory(to: UInt.self, capacity: 1)
         posted.initialize(to: 0)
     }
 
@@ -79,7 +81,7 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// waits. `merge` runs under the channel's lock: it must be the library's own, never user code.
     @inlinable
     func post(_ element: Element, merging merge: (_ pending: Element, _ newer: Element) -> Element) {
-        var wakesReader = false
+        var waiting: UnsafeContinuation<Void, Never>?
         // The replaced pending element is released after the lock, not under it (its release may
         // run a user deinit).
         var replaced: Element?
@@ -97,44 +99,43 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
                 buffer.append(element)
                 if buffer.count == 1 { rc_store_relaxed(posted, 1) }
             }
-            wakesReader = isReaderWaiting
-            isReaderWaiting = false
+            if reader != nil { waiting = reader.take() }
         }
         withExtendedLifetime(replaced) {}
-        if wakesReader { wakeReader() }
-    }
-
-    /// Resumes the waiting reader, if it still waits (a `finish` may have resumed it meanwhile).
-    @usableFromInline
-    func wakeReader() {
-        var reader: CheckedContinuation<Void, Never>?
-        lock.withLock { reader = self.reader.take() }
-        reader?.resume()
+        // Resumed after the lock: the resume schedules the reader's task.
+        waiting?.resume()
     }
 
     /// Ends the sequence: the reader gets the buffered elements, then `nil`; the feed is cancelled.
     @usableFromInline
     func finish() {
-        var reader: CheckedContinuation<Void, Never>?
+        var waiting: UnsafeContinuation<Void, Never>?
         var feed: (any Cancellable)?
         var cleanup: [@Sendable () -> Void] = []
         lock.withLock {
             guard !isFinished else { return }
             isFinished = true
-            isReaderWaiting = false
             rc_store_relaxed(posted, 1)
-            reader = self.reader.take()
+            waiting = reader.take()
             feed = self.feed.take()
             swap(&cleanup, &self.cleanup)
         }
-        reader?.resume()
+        waiting?.resume()
         feed?.cancel()
         for undo in cleanup { undo() }
     }
 
     /// Moves every buffered element into `batch` (which must be empty), waiting for at least one;
     /// leaves `batch` empty once the sequence is finished (or the reading task is cancelled, which
-    /// finishes it) and nothing is left.
+    /// finishes it, whether the reader waits or not) and nothing is left.
+    ///
+    /// A reader that comes back less than ``lingerNanoseconds`` after its last take (`lastTake`,
+    /// which this updates) first lets that time pass without touching the channel: while changes
+    /// arrive faster than the reader handles them, each take moves the lock and the pending element
+    /// to the reader's processor and the posting thread pays to get them back, so a reader that
+    /// took every change as soon as it came slowed the store's thread by up to 2.5×; one take per
+    /// linger (a few changes merged, or appended, meanwhile) bounds that cost whatever the reader's
+    /// speed.
     ///
     /// Before it waits, the reader watches for a post for a few microseconds (see
     /// ``awaitPostBriefly()``): while changes arrive faster than a wake-up takes, the next one is
@@ -142,7 +143,14 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// resume the reader, and the reader does not reschedule itself (a `Task.yield` wakes an idle
     /// thread of the pool, which the kernel may run in place of the store's).
     @inlinable
-    func take(into batch: inout [Element]) async {
+    func take(into batch: inout [Element], lastTake: inout UInt64) async {
+        // A reader that never waits (changes keep coming) never runs the cancellation handler
+        // of `waitForPost`: its cancellation is seen here.
+        if Task.isCancelled {
+            finish()
+        } else if lastTake != 0 {
+            Self.linger(since: lastTake)
+        }
         var hasWatched = false
         while true {
             var isFinished = false
@@ -157,7 +165,11 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
                     isFinished = self.isFinished
                 }
             }
-            if !batch.isEmpty || isFinished { return }
+            if !batch.isEmpty {
+                lastTake = Self.monotonicNanoseconds()
+                return
+            }
+            if isFinished { return }
             if !hasWatched {
                 hasWatched = true
                 if awaitPostBriefly() { continue }
@@ -165,6 +177,30 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
             await waitForPost()
             hasWatched = false
         }
+    }
+
+    /// The shortest time between two takes while elements keep coming (10 µs): about as long as
+    /// a waiting reader's wake-up takes, and long enough that a take's cost to the posting thread
+    /// (about a microsecond: the lock, the pending element and the post flag move to the reader's
+    /// processor and back) stays near a tenth of its time at any dispatch rate.
+    @usableFromInline
+    static var lingerNanoseconds: UInt64 { 10_000 }
+
+    /// Returns once ``lingerNanoseconds`` have passed since `lastTake`, yielding the processor
+    /// between looks at the clock (to the store's thread, when both share a processor).
+    @usableFromInline
+    static func linger(since lastTake: UInt64) {
+        while monotonicNanoseconds() &- lastTake < lingerNanoseconds {
+            sched_yield()
+        }
+    }
+
+    /// The monotonic clock, in nanoseconds.
+    @usableFromInline
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     /// Watches for a post for a few microseconds, without the lock; returns whether one came.
@@ -192,14 +228,13 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     @inlinable
     func waitForPost() async {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (reader: CheckedContinuation<Void, Never>) in
+            await withUnsafeContinuation { (reader: UnsafeContinuation<Void, Never>) in
                 var isReady = false
                 lock.withLock {
                     isReady = !buffer.isEmpty || pending != nil || isFinished
                     if !isReady {
                         assert(self.reader == nil, "two readers wait on one stream channel")
                         self.reader = reader
-                        isReaderWaiting = true
                     }
                 }
                 if isReady { reader.resume() }

@@ -79,6 +79,41 @@ struct ChangeSequenceTests {
         #expect(store.subscriberCount == 0)
     }
 
+    @Test func cancellingAReaderThatNeverWaitsEndsItsIteration() async {
+        let store = makeStore()
+        let isReading = Lock(true)
+        // Dispatches while the reader reads (bounded: a reader that never ends fails, not hangs),
+        // so that a change is always pending and the reader never has to wait for one.
+        let writer = spawn {
+            for _ in 0..<1_000_000 where isReading.withLock({ $0 }) {
+                store.dispatch(CounterAction.increment)
+            }
+        }
+        let reader = Task {
+            var afterCancel = 0
+            var isCancelled = false
+            for await _ in store.changes(of: \.counter, options: .instantly) {
+                if isCancelled {
+                    afterCancel += 1
+                } else {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    isCancelled = true
+                }
+            }
+            isReading.withLock { $0 = false }
+            return afterCancel
+        }
+        // At most the change pending when the cancellation was seen.
+        #expect(await reader.value <= 1)
+        await withCheckedContinuation { done in
+            DispatchQueue.global().async {
+                writer.wait()
+                done.resume()
+            }
+        }
+        #expect(store.subscriberCount == 0)
+    }
+
     @Test func theSequenceFinishesWhenTheStoreIsReleased() async {
         var store: Store<AppState>? = makeStore()
         let changes = store!.changes(of: \.counter, options: .instantly)
