@@ -1,4 +1,9 @@
 /// How an async sequence of a store's changes buffers for a reader that falls behind.
+///
+/// While changes keep coming, the reader takes what was buffered at most once every 10 µs, so that
+/// a fast reader does not slow the dispatching thread: even a reader that keeps up with a busy
+/// store gets merged steps (coalescing) or small batches (unbounded). A change that arrives after a
+/// pause is handed over at once.
 public enum StreamBuffering: Sendable, Hashable {
     /// Keep one pending element at most: changes that arrive while the reader is busy are merged
     /// into it, keeping its `old` and taking the latest `new` (for actions: the latest action).
