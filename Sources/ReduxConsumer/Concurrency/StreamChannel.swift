@@ -33,9 +33,10 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// The element not yet taken by the reader, newer ones merged into it (coalescing buffering):
     /// kept inline, not in `buffer`, so that a post touches no array.
     @exclusivity(unchecked) @usableFromInline var pending: Element?
-    /// The reader, while it waits for an element. Unsafe, not checked (no allocation per wait):
-    /// it is resumed exactly once, by whoever takes it out of this field under the lock.
-    @exclusivity(unchecked) @usableFromInline var reader: UnsafeContinuation<Void, Never>?
+    /// The reader, while it waits for an element. Resumed exactly once, by whoever takes it out of
+    /// this field under the lock: unsafe in release builds (no allocation per wait), checked in
+    /// debug builds (a second resume or a lost one is reported).
+    @exclusivity(unchecked) @usableFromInline var reader: ReaderContinuation?
     @exclusivity(unchecked) @usableFromInline var isFinished = false
     /// Whether an element (or the end) came since the reader last took: a word the posting thread
     /// sets under the lock and the reader watches without it while it spins (see ``take(into:lastTake:)``).
@@ -47,6 +48,12 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) private var feed: (any Cancellable)?
     /// What finishes the channel; forgotten when the channel finishes.
     @exclusivity(unchecked) private var cleanup: [@Sendable () -> Void] = []
+
+    #if DEBUG
+        @usableFromInline typealias ReaderContinuation = CheckedContinuation<Void, Never>
+    #else
+        @usableFromInline typealias ReaderContinuation = UnsafeContinuation<Void, Never>
+    #endif
 
     @usableFromInline
     init(buffering: StreamBuffering) {
@@ -81,7 +88,7 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// waits. `merge` runs under the channel's lock: it must be the library's own, never user code.
     @inlinable
     func post(_ element: Element, merging merge: (_ pending: Element, _ newer: Element) -> Element) {
-        var waiting: UnsafeContinuation<Void, Never>?
+        var waiting: ReaderContinuation?
         // The replaced pending element is released after the lock, not under it (its release may
         // run a user deinit).
         var replaced: Element?
@@ -109,7 +116,7 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// Ends the sequence: the reader gets the buffered elements, then `nil`; the feed is cancelled.
     @usableFromInline
     func finish() {
-        var waiting: UnsafeContinuation<Void, Never>?
+        var waiting: ReaderContinuation?
         var feed: (any Cancellable)?
         var cleanup: [@Sendable () -> Void] = []
         lock.withLock {
@@ -228,20 +235,29 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     @inlinable
     func waitForPost() async {
         await withTaskCancellationHandler {
-            await withUnsafeContinuation { (reader: UnsafeContinuation<Void, Never>) in
-                var isReady = false
-                lock.withLock {
-                    isReady = !buffer.isEmpty || pending != nil || isFinished
-                    if !isReady {
-                        assert(self.reader == nil, "two readers wait on one stream channel")
-                        self.reader = reader
-                    }
-                }
-                if isReady { reader.resume() }
-            }
+            #if DEBUG
+                await withCheckedContinuation { wait($0) }
+            #else
+                await withUnsafeContinuation { wait($0) }
+            #endif
         } onCancel: {
             finish()
         }
+    }
+
+    /// Leaves `reader` for the next post (or the end) to resume, or resumes it at once if an element
+    /// or the end is already there.
+    @inlinable
+    func wait(_ reader: ReaderContinuation) {
+        var isReady = false
+        lock.withLock {
+            isReady = !buffer.isEmpty || pending != nil || isFinished
+            if !isReady {
+                assert(self.reader == nil, "two readers wait on one stream channel")
+                self.reader = reader
+            }
+        }
+        if isReady { reader.resume() }
     }
 }
 
