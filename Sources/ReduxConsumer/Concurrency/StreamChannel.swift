@@ -140,7 +140,7 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// which this updates) first lets that time pass without touching the channel: while changes
     /// arrive faster than the reader handles them, each take moves the lock and the pending element
     /// to the reader's processor and the posting thread pays to get them back, so a reader that
-    /// took every change as soon as it came slowed the store's thread by up to 2.5×; one take per
+    /// took every change as soon as it came slowed the store's thread by up to 2.9×; one take per
     /// linger (a few changes merged, or appended, meanwhile) bounds that cost whatever the reader's
     /// speed.
     ///
