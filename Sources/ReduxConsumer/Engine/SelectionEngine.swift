@@ -268,6 +268,10 @@ final class SelectionEngine {
     ///   group (the pass walks the node's own list); when several fired, O(g log g) in the fired
     ///   groups.
     func evaluate(_ state: UnsafeMutableRawPointer) -> Int {
+        // The delivery loops read `firedGroups` through a buffer pointer across callbacks: only a
+        // new pass replaces it, and none starts before `endPass()` (a callback's dispatch or feed
+        // is queued behind the current job).
+        assert(!isPassing, "a pass of a consumer engine started while another one was delivering")
         if !firedNodes.isEmpty {
             firedNodes.removeAll(keepingCapacity: true)
         }
@@ -364,6 +368,8 @@ final class SelectionEngine {
         // A group whose consumer left and came back during the pass heard the change as it came
         // back: the pass skips it.
         let pass = passNumber
+        // The buffer outlives the callbacks below: `firedGroups` changes only in `evaluate` and
+        // `endPass()`, never during a pass (`evaluate` asserts it).
         firedGroups.withUnsafeBufferPointer { groups in
             if run.end - run.start == 1 {
                 Unmanaged.passUnretained(groups[run.start])._withUnsafeGuaranteedRef { group in
@@ -396,7 +402,9 @@ final class SelectionEngine {
         let drain = drain
         firedGroups.withUnsafeBufferPointer { groups in
             // By index, not `for group in groups`: the loop variable would retain and release
-            // every group. Unretained: `firedGroups` keeps each group alive until `endPass()`.
+            // every group. Unretained: `firedGroups` keeps each group alive until `endPass()`, and
+            // changes only in `evaluate` and `endPass()`, never during a pass (`evaluate` asserts
+            // it), so the buffer outlives the callbacks.
             for index in groups.indices {
                 Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
                     guard group.caughtUpInPass != pass else { return }

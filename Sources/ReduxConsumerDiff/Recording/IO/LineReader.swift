@@ -117,6 +117,7 @@ final class LineReader {
 
     private func firstNewline(from position: Int) -> Int? {
         guard position < end else { return nil }
+        // The pointer stays in the closure, and `position..<end` lies inside the buffer.
         return buffer.withUnsafeBufferPointer { bytes -> Int? in
             guard let base = bytes.baseAddress, let found = memchr(base + position, 0x0A, end - position) else {
                 return nil
@@ -126,6 +127,7 @@ final class LineReader {
     }
 
     private func copy(_ range: Range<Int>, into line: inout [UInt8]) {
+        // The pointer stays in the closure; `range` lies inside the buffer's filled part.
         buffer.withUnsafeBufferPointer {
             line.replaceSubrange(line.indices, with: UnsafeBufferPointer(rebasing: $0[range]))
         }

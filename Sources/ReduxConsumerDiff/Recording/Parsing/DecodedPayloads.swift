@@ -91,7 +91,11 @@ final class DecodedPayloads {
     }
 
     private static func matches(_ entry: Entry, name: Range<Int>, payload: Range<Int>, in bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { line in
+        // The pointers stay in the closures; `name` and `payload` lie inside `bytes` (the scanner
+        // found them there), and the caller checked that `entry` has their lengths.
+        assert(entry.bytes.count == payload.count && entry.codec.nameBytes.count == name.count)
+        assert(name.upperBound <= bytes.count && payload.upperBound <= bytes.count)
+        return bytes.withUnsafeBufferPointer { line in
             entry.bytes.withUnsafeBufferPointer { stored in
                 entry.codec.nameBytes.withUnsafeBufferPointer { storedName in
                     memcmp(storedName.baseAddress!, line.baseAddress! + name.lowerBound, name.count) == 0
