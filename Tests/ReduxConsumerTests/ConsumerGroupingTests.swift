@@ -75,6 +75,33 @@ struct ConsumerGroupingTests {
         subscription.cancel()
         consumer.removeAll()  // The first member's callback holds the consumer.
     }
+
+    /// A group of one member is delivered from a copy of that member's callback: the copy must
+    /// follow the list as members come and go, also from inside the member's own callback.
+    @Test func aGroupOfOneMemberFollowsItsMembersAsTheyComeAndGo() {
+        let store = Store(initialState: GroupingState(), reducer: groupingReducer)
+        let consumer = StateConsumer<GroupingState>()
+        let seen = Recorder<String>()
+        let own = Box<ConsumerToken?>(nil)
+        own.value = consumer.add(\.first) { old, new in
+            seen.append("a \(old)→\(new)")
+            // Replaced by a member added during the pass: it starts with the next state.
+            consumer.remove(own.value!)
+            consumer.add(\.first) { old, new in seen.append("b \(old)→\(new)") }
+        }
+        let subscription = store.subscribe(consumer)
+        store.dispatch(GroupingAction.first(1))
+        store.dispatch(GroupingAction.first(2))
+        // The list's only slot is a hole, then a new member joins: both states reach the group.
+        let third = consumer.add(\.first) { old, new in seen.append("c \(old)→\(new)") }
+        store.dispatch(GroupingAction.first(3))
+        consumer.remove(third)
+        store.dispatch(GroupingAction.first(4))
+        consumer.removeAll()
+        store.dispatch(GroupingAction.first(5))
+        #expect(seen.values == ["a 0→1", "b 1→2", "b 2→3", "c 2→3", "b 3→4"])
+        subscription.cancel()
+    }
 }
 
 /// The first entry where two logs differ, with its index, or `nil` when they are equal.

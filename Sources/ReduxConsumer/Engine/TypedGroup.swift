@@ -15,14 +15,21 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     // `@exclusivity(unchecked)`: read for every callback; confinement rules out accesses from two
     // threads, and no access spans a user callback (a callback is copied out before it is called).
 
-    // What a delivery reads comes first, so that it shares the object's first cache line with the
-    // start of `members` (stored properties are laid out in declaration order); the catch-up
-    // tables, rarely used, come last.
+    // What a delivery reads comes first, in 64 bytes with the object's header (stored properties
+    // are laid out in declaration order): a group of one member is delivered from this object's
+    // first cache line alone. The member list follows; the catch-up tables, rarely used, come last.
 
-    /// Where callbacks that are not called in place are posted: the consumer's queue, its actors.
-    @usableFromInline let routes: DeliveryRoutes
     /// The consumer's registration, as drains name it (see ``Registration/tag``).
     @usableFromInline let tag: UInt
+    /// Where `old` and `new` come from: the evaluation's shared cell while the group is attached,
+    /// a cell of its own while it is not.
+    @exclusivity(unchecked) @usableFromInline var cell: ValueCell<Value>
+    /// The callback in `members`' only slot when the list has exactly one slot and it is live, and
+    /// its identifier: a group of one member (a consumer per page watching one global field, a
+    /// closure selector) is delivered without reading the list's buffer, one cache line less per
+    /// consumer. Kept in step with `members` by its observer.
+    @exclusivity(unchecked) @usableFromInline var soleIdentifier: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var soleCallback: ConsumerCallback<State, Value>?
     /// Whether members not on an actor are called in place (the consumer has no queue): read by
     /// the delivery loop instead of `routes.queue`, which sits in another object.
     @usableFromInline let callsInPlace: Bool
@@ -33,11 +40,12 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     /// group's change (`catchUpChanged`).
     @exclusivity(unchecked) @usableFromInline var isCatchingUp = false
     @exclusivity(unchecked) @usableFromInline var catchUpChanged = false
-    /// Where `old` and `new` come from: the evaluation's shared cell while the group is attached,
-    /// a cell of its own while it is not.
-    @exclusivity(unchecked) @usableFromInline var cell: ValueCell<Value>
     /// The members' callbacks, by member identifier.
-    @exclusivity(unchecked) @usableFromInline var members = SlotList<ConsumerCallback<State, Value>>()
+    @exclusivity(unchecked) @usableFromInline var members = SlotList<ConsumerCallback<State, Value>>() {
+        didSet { noteSoleMember() }
+    }
+    /// Where callbacks that are not called in place are posted: the consumer's queue, its actors.
+    @usableFromInline let routes: DeliveryRoutes
     /// Members that fell behind the cell, with the value each heard last: a change reached the
     /// group but not them (the consumer left in the middle of a delivery, or another thread was
     /// removing it). When the group comes back, each is compared with its own value.
@@ -58,22 +66,67 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @inlinable
     func deliverAll(state: UnsafeMutableRawPointer, drain: Drain) {
         let state = state.assumingMemoryBound(to: State.self)
-        if members.slotCount == 1 {
+        if let callback = soleCallback {
+            assert(
+                members.slotCount == 1 && members.identifier(atSlot: 0) == soleIdentifier,
+                "a group's sole callback out of step with its member list")
             // One slot needs no iteration guard: a member added meanwhile lands after it, and a
             // compaction after a removal moves nothing still to be read.
             if !isSilenced {
-                deliver(slot: 0, state: state, drain: drain)
+                deliver(callback, identifier: soleIdentifier, slot: 0, state: state, drain: drain)
             }
             return
         }
+        if members.slotCount == 1 {
+            return  // its only slot is a hole
+        }
         members.beginIteration()
         let end = members.slotCount
+        // The members are called one after another at one level: it is published once, and each
+        // call names itself with two stores (see ``Drain/beginCalls()``).
+        let level = drain.beginCalls()
         var slot = 0
         while slot < end, !isSilenced {
-            deliver(slot: slot, state: state, drain: drain)
+            deliver(slot: slot, state: state, drain: drain, level: level)
             slot += 1
         }
+        drain.endCalls(level)
         members.endIteration()
+    }
+
+    /// ``deliver(slot:state:drain:)`` inside a run of calls at `level` (see ``deliverAll(state:drain:)``).
+    @inlinable
+    @inline(__always)
+    func deliver(slot: Int, state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel) {
+        guard callsInPlace, !isCatchingUp else {
+            // Named at the next level, as a call made from inside a callback would be.
+            deliverElsewhere(slot: slot, state: state, drain: drain)
+            return
+        }
+        let member = members.identifier(atSlot: slot)
+        switch members[slot: slot] {
+        case .change(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
+            callback(old, new)
+        case .value(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
+            callback(new)
+        case .changeInState(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
+            ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
+        case .isolated?:
+            deliverElsewhere(slot: slot, state: state, drain: drain)
+            return
+        case nil:
+            return
+        }
+        drain.didCall(at: level)
     }
 
     /// Calls (or posts) the member in `slot` if it is live and the group is not silenced.
@@ -95,7 +148,21 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
             return
         }
         let member = members.identifier(atSlot: slot)
-        switch members[slot: slot] {
+        deliver(members[slot: slot], identifier: member, slot: slot, state: state, drain: drain)
+    }
+
+    /// ``deliver(slot:state:drain:)`` with the slot's callback and identifier already read.
+    @inlinable
+    @inline(__always)
+    func deliver(
+        _ callback: ConsumerCallback<State, Value>?, identifier member: UInt64, slot: Int,
+        state: UnsafeMutablePointer<State>, drain: Drain
+    ) {
+        guard callsInPlace, !isCatchingUp else {
+            deliverElsewhere(slot: slot, state: state, drain: drain)
+            return
+        }
+        switch callback {
         case .change(let callback)?:
             let old = cell.previous
             let new = cell.last
@@ -281,6 +348,17 @@ extension TypedGroup where Value: Equatable {
 }
 
 extension TypedGroup {
+    /// Keeps ``soleCallback`` in step with `members` (called after every change of the list).
+    @inlinable
+    func noteSoleMember() {
+        if members.slotCount == 1, let only = members[slot: 0] {
+            soleCallback = only
+            soleIdentifier = members.identifier(atSlot: 0)
+        } else if soleCallback != nil {
+            soleCallback = nil
+        }
+    }
+
     /// Removes a member; returns its callback, to be released outside the engine's work. Reached
     /// through ``MemberGroup/removeMember``, a closure compiled for the group's types.
     @inlinable

@@ -448,10 +448,35 @@ final class Drain: @unchecked Sendable {
         return true
     }
 
+    /// Like ``willCall(tag:at:)`` for one member of a registration (a consumer's members on one
+    /// selection, called one after another): `false` when that member, or its registration, was
+    /// removed (skip it, and do not call ``didCall(at:)``).
+    @inlinable
+    func willCall(tag: UInt, member: UInt64, at level: CallLevel) -> Bool {
+        if let slot = level.tagSlot {
+            // The member first, so that the tag never names this call with the previous member.
+            rc_store_relaxed(slot + 1, UInt(truncatingIfNeeded: member))
+            rc_store_relaxed(slot, tag)
+        }
+        rc_light_barrier()
+        guard rc_load_relaxed(level.markCount) != 0 else { return true }
+        if isMarked(tag: tag, member: member) {
+            didCall(at: level)
+            return false
+        }
+        return true
+    }
+
     /// Whether a removal mark covers registration `tag` (any member).
     @usableFromInline
     func isMarked(tag: UInt) -> Bool {
         machine.withLock { $0.isMarked(tag: tag, member: 0) }
+    }
+
+    /// Whether a removal mark covers member `member` of registration `tag`, or the registration.
+    @usableFromInline
+    func isMarked(tag: UInt, member: UInt64) -> Bool {
+        machine.withLock { $0.isMarked(tag: tag, member: member) }
     }
 
     /// Like ``didCall()``, inside ``beginCalls()``: the level names no call until the next
