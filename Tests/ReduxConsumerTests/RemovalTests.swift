@@ -64,6 +64,50 @@ struct RemovalTests {
         #expect(store.subscriberCount == 0)
     }
 
+    /// The same for a member of a group (one consumer's members on one key path), which a pass
+    /// calls at one published level, naming each call with its member.
+    @Test func aRemovedMemberOfAGroupWaitsForItsCallRunningOnAnotherThread() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let watch = CallWatch()
+        consumer.add(\.counter) { _ in }
+        let token = consumer.add(\.counter) { _ in watch.call(untilRemoverDecided: { consumer.count == 2 }) }
+        consumer.add(\.counter) { _ in }
+        let subscription = store.subscribe(consumer)
+        let report = watch.removingWhileCalled(by: store) { token.cancel() }
+        #expect(report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
+        subscription.cancel()
+    }
+
+    /// Removing a member of a group whose call has returned, while the pass calls the next member
+    /// on another thread, returns at once (that member waits for the removal here).
+    @Test func removingAMemberOfAGroupCalledAlreadyDoesNotWaitForTheNextOne() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let inSecond = DispatchSemaphore(value: 0)
+        let removed = DispatchSemaphore(value: 0)
+        let calls = Recorder<String>()
+        let first = consumer.add(\.counter) { _ in calls.append("first") }
+        consumer.add(\.counter) { _ in
+            calls.append("second")
+            inSecond.signal()
+            removed.wait()
+        }
+        let subscription = store.subscribe(consumer)
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            inSecond.wait()
+            first.cancel()
+            removed.signal()
+            dispatcher.wait()
+        }
+        guard finished else { return }
+        subscription.cancel()
+        consumer.removeAll()
+        #expect(calls.values == ["first", "second"])
+        #expect(consumer.count == 0)
+    }
+
     @Test func aRemovalWaitsForTheRemovedQueuedCallbackRunningOnItsQueue() {
         let store = makeStore()
         let queue = DispatchQueue(label: "removal-tests")
