@@ -42,6 +42,11 @@ final class MemberGroup {
     let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
     /// Calls the member in one slot, if it is live.
     let deliverSlot: (_ slot: Int, _ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
+    /// Answers the questions a pass asks of the member list (see ``ListQuery``), compiled for the
+    /// group's types: through ``members`` the same questions run unspecialised generic code, which
+    /// looks up the list's type metadata and copies whole entries on every call (about a
+    /// microsecond per fired group of a consumer with several).
+    let list: (_ query: ListQuery) -> UInt64
     /// Removes one member: what it held (to release once the caller's work is done) and whether
     /// the group is left empty. A closure specialised for the value type, like the two above:
     /// through ``members`` the removal would run unspecialised generic code.
@@ -54,6 +59,7 @@ final class MemberGroup {
         evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         deliverAll: @escaping (UnsafeMutableRawPointer, Drain) -> Void,
         deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void,
+        list: @escaping (ListQuery) -> UInt64,
         removeMember: @escaping (UInt64) -> (removed: (any Sendable)?, isEmpty: Bool)
     ) {
         self.key = key
@@ -61,6 +67,7 @@ final class MemberGroup {
         self.evaluate = evaluate
         self.deliverAll = deliverAll
         self.deliverSlot = deliverSlot
+        self.list = list
         self.removeMember = removeMember
     }
 
@@ -72,7 +79,33 @@ final class MemberGroup {
     /// The identifier of the first live member, for ordering groups of one consumer.
     var firstLiveMember: UInt64 {
         if let soleMember { return soleMember }
-        let slot = members.liveSlot(from: 0)
-        return slot < members.slotCount ? members.identifier(atSlot: slot) : .max
+        return list(.firstLiveMember)
     }
+
+    /// The member list's slots a delivery walks (holes included, pending members excluded).
+    var slotCount: Int { Int(list(.slotCount)) }
+
+    /// The first live slot at or after `slot` (or ``slotCount``).
+    func liveSlot(from slot: Int) -> Int { Int(list(.liveSlot(from: slot))) }
+
+    /// The identifier of the member in `slot`.
+    func identifier(atSlot slot: Int) -> UInt64 { list(.identifier(atSlot: slot)) }
+
+    /// Starts an iteration of the member list: members added meanwhile wait until it ends.
+    func beginIteration() { _ = list(.beginIteration) }
+
+    /// Ends an iteration; the last one lets waiting members in.
+    func endIteration() { _ = list(.endIteration) }
+}
+
+/// A question a pass asks of a group's member list, answered by ``MemberGroup/list``.
+@usableFromInline
+enum ListQuery {
+    case beginIteration
+    case endIteration
+    case slotCount
+    case liveSlot(from: Int)
+    case identifier(atSlot: Int)
+    /// The identifier of the first live member, or `UInt64.max` when there is none.
+    case firstLiveMember
 }

@@ -107,7 +107,7 @@ final class SelectionEngine {
                 !joinedDuringPass.contains(where: { $0 === existing })
             {
                 // The group fired in this pass: the new member starts with the next state.
-                existing.members.beginIteration()
+                existing.beginIteration()
                 joinedDuringPass.append(existing)
             }
             enrollment.join(existing)
@@ -439,7 +439,7 @@ final class SelectionEngine {
         isPassing = false
         if !joinedDuringPass.isEmpty {
             for group in joinedDuringPass {
-                group.members.endIteration()
+                group.endIteration()
             }
             joinedDuringPass.removeAll()
         }
@@ -465,26 +465,26 @@ final class SelectionEngine {
         var cursors = [Int](repeating: 0, count: groups.count)
         var ends = [Int](repeating: 0, count: groups.count)
         for (index, group) in groups.enumerated() {
-            group.members.beginIteration()
-            ends[index] = group.members.slotCount
-            let slot = group.members.liveSlot(from: 0)
+            group.beginIteration()
+            ends[index] = group.slotCount
+            let slot = group.liveSlot(from: 0)
             cursors[index] = slot
             if slot < ends[index] {
-                heap.push(member: group.members.identifier(atSlot: slot), group: index)
+                heap.push(member: group.identifier(atSlot: slot), group: index)
             }
         }
         while let (_, index) = heap.popMin() {
             let group = groups[index]
             let slot = cursors[index]
             group.deliverSlot(slot, state, drain)
-            let next = group.members.liveSlot(from: slot + 1)
+            let next = group.liveSlot(from: slot + 1)
             cursors[index] = next
             if next < ends[index] {
-                heap.push(member: group.members.identifier(atSlot: next), group: index)
+                heap.push(member: group.identifier(atSlot: next), group: index)
             }
         }
         for group in groups {
-            group.members.endIteration()
+            group.endIteration()
         }
     }
 }

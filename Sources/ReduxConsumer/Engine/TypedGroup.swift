@@ -275,11 +275,34 @@ extension TypedGroup {
             evaluate: evaluate,
             deliverAll: { [self] state, drain in deliverAll(state: state, drain: drain) },
             deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) },
+            list: { [self] query in answer(query) },
             removeMember: { [self] member in
                 let removed = remove(member)
                 return (removed, members.isEmpty)
             }
         )
+    }
+
+    /// Answers a pass's question about the member list (see ``MemberGroup/list``).
+    @inlinable
+    func answer(_ query: ListQuery) -> UInt64 {
+        switch query {
+        case .beginIteration:
+            members.beginIteration()
+            return 0
+        case .endIteration:
+            members.endIteration()
+            return 0
+        case .slotCount:
+            return UInt64(members.slotCount)
+        case .liveSlot(let slot):
+            return UInt64(members.liveSlot(from: slot))
+        case .identifier(let slot):
+            return members.identifier(atSlot: slot)
+        case .firstLiveMember:
+            let slot = members.liveSlot(from: 0)
+            return slot < members.slotCount ? members.identifier(atSlot: slot) : .max
+        }
     }
 
     /// The typed half of `group`, which a member of this selection made (same key, same types).
