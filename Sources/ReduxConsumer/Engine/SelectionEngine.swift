@@ -25,8 +25,10 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var nodes: [SelectionNode] = []
     private var nodeByKey: [GroupKey: SelectionNode] = [:]
     private var nextOrder: UInt64 = 0
-    /// The pass in progress: nodes that fired, then their groups in call order.
-    @exclusivity(unchecked) private var firedNodes: [SelectionNode] = []
+    /// The pass being evaluated: the indices, in the pass's copy of `nodes`, of the nodes that
+    /// fired when more than one did (indices, not references: filling the list retains nothing).
+    @exclusivity(unchecked) private var firedNodes: [Int] = []
+    /// The pass in progress: the fired groups in call order.
     @exclusivity(unchecked) private var firedGroups: [MemberGroup] = []
     /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
     @exclusivity(unchecked) private var eachGroupIsARun = false
@@ -293,9 +295,9 @@ final class SelectionEngine {
                         firstFired = index
                     } else {
                         if firedNodes.isEmpty {
-                            firedNodes.append(nodes[firstFired])
+                            firedNodes.append(firstFired)
                         }
-                        firedNodes.append(nodes[index])
+                        firedNodes.append(index)
                     }
                 }
             }
@@ -314,43 +316,45 @@ final class SelectionEngine {
             eachGroupIsARun = true
             return firedGroups.count
         }
-        for node in firedNodes {
-            node.firedPass = passNumber
-        }
         eachGroupIsARun = false
-        mergedGroups.removeAll(keepingCapacity: true)
-        for node in firedNodes {
-            mergedGroups += node.groups
-        }
         // Each node's groups are in call order already; several nodes interleave. The keys are
         // read once per group, not once per comparison (the first member may take a call into
-        // the group's typed half).
+        // the group's typed half). No user code runs from here to the end of the pass's
+        // evaluation, so the nodes' lists stay as they are: they are read in place, unretained
+        // (the pass's copy of `nodes` keeps every node, and each node its groups).
         sortKeys.removeAll(keepingCapacity: true)
-        mergedGroups.withUnsafeBufferPointer { groups in
-            // By index and unretained, like the delivery loops: `mergedGroups` keeps the groups.
-            for index in groups.indices {
-                Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
-                    sortKeys.append((group.order, group.firstLiveMember, Unmanaged.passUnretained(group)))
+        let pass = passNumber
+        nodes.withUnsafeBufferPointer { nodes in
+            for index in firedNodes {
+                Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { node in
+                    node.firedPass = pass
+                    node.groups.withUnsafeBufferPointer { groups in
+                        for index in groups.indices {
+                            Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
+                                sortKeys.append((group.order, group.firstLiveMember, Unmanaged.passUnretained(group)))
+                            }
+                        }
+                    }
                 }
             }
         }
+        firedNodes.removeAll(keepingCapacity: true)
         sortKeys.sort { ($0.order, $0.first) < ($1.order, $1.first) }
-        for index in sortKeys.indices {
-            mergedGroups[index] = sortKeys[index].group.takeUnretainedValue()
-        }
-        sortKeys.removeAll(keepingCapacity: true)
-        firedGroups = mergedGroups
+        // The pass's own references to the groups, in call order (`endPass()` releases them), and
+        // the runs: each consumer's groups, next to each other after the sort.
+        mergedGroups.removeAll(keepingCapacity: true)
         runs.removeAll(keepingCapacity: true)
         var start = 0
-        while start < firedGroups.count {
-            let order = firedGroups[start].order
-            var end = start + 1
-            while end < firedGroups.count, firedGroups[end].order == order {
-                end += 1
+        for index in sortKeys.indices {
+            mergedGroups.append(sortKeys[index].group.takeUnretainedValue())
+            if index > start, sortKeys[index].order != sortKeys[start].order {
+                runs.append(Run(order: sortKeys[start].order, start: start, end: index))
+                start = index
             }
-            runs.append(Run(order: order, start: start, end: end))
-            start = end
         }
+        runs.append(Run(order: sortKeys[start].order, start: start, end: sortKeys.count))
+        sortKeys.removeAll(keepingCapacity: true)
+        firedGroups = mergedGroups
         return runs.count
     }
 
@@ -442,9 +446,6 @@ final class SelectionEngine {
                 group.endIteration()
             }
             joinedDuringPass.removeAll()
-        }
-        if !firedNodes.isEmpty {
-            firedNodes.removeAll(keepingCapacity: true)
         }
         if !runs.isEmpty {
             runs.removeAll(keepingCapacity: true)

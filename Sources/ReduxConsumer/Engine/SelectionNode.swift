@@ -16,11 +16,16 @@ final class SelectionNode {
     /// value's type (see ``TypedGroup``).
     let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
     /// The attached groups, in increasing ``MemberGroup/order``: the order consumers are called in.
-    var groups: [MemberGroup] = []
+    /// `@exclusivity(unchecked)`: read by every pass that fires the node (the dynamic check cost
+    /// as much as the rest of a one-node pass's bookkeeping); the node is confined to its
+    /// engine's drain, and a pass shares or reads the list between callbacks, never across one.
+    @exclusivity(unchecked) var groups: [MemberGroup] = []
     /// Where the node sits in its engine's evaluation list.
     var index = -1
-    /// The engine's number of the last pass in which the node fired.
-    var firedPass: UInt64 = 0
+    /// The engine's number of the last pass in which the node fired. `@exclusivity(unchecked)`:
+    /// written for every fired node of a pass, where the dynamic check costs more than the write;
+    /// the node is confined to its engine's drain and no access spans a user callback.
+    @exclusivity(unchecked) var firedPass: UInt64 = 0
 
     init(
         key: GroupKey?, cell: AnyObject,
