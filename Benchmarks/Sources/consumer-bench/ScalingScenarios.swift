@@ -83,7 +83,16 @@ private func scalingReport(
         figures: figures.filter { $0.1.isFinite },
         target: oneConsumer == nil ? "growth ≤ 11×" : "growth ≤ 11×, ≤ 1.5× 1 consumer",
         failure: measurement.failure
-    )
+    ).meeting(scalingGoalMet(ratios))
+}
+
+/// Whether a scaling row's growth (≤ 11×) and its ratio to one consumer (≤ 1.5×) meet their
+/// goals; `nil` for a row with neither (the smallest N of one consumer).
+private func scalingGoalMet(_ ratios: [(key: String, value: Double)]) -> Bool? {
+    let limits = ["growth": 11.0, "vs_1_consumer": 1.5]
+    let checked = ratios.filter { limits[$0.key] != nil }
+    guard !checked.isEmpty else { return nil }
+    return checked.allSatisfy { $0.value <= limits[$0.key]! }
 }
 
 /// N3: one consumer whose closure selectors all change on every dispatch, for growing counts:
@@ -116,6 +125,6 @@ func manyGroupsFire(_ sizes: ScalingSizes) -> [Report] {
             figures: figures,
             target: "linear: growth exponent ≤ 1.2",
             failure: measurement.failure
-        )
+        ).meeting(figures.first { $0.0 == "growth_exponent" }.map { $0.1 <= 1.2 })
     }
 }
