@@ -328,6 +328,10 @@ final class SelectionEngine {
             for index in firedNodes {
                 Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { node in
                     node.firedPass = pass
+                    #if DEBUG
+                        let changes = node.changes
+                        defer { assert(node.changes == changes, "a node's groups changed while a pass read them") }
+                    #endif
                     node.groups.withUnsafeBufferPointer { groups in
                         for index in groups.indices {
                             Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in

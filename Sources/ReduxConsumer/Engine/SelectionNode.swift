@@ -20,6 +20,12 @@ final class SelectionNode {
     /// as much as the rest of a one-node pass's bookkeeping); the node is confined to its
     /// engine's drain, and a pass shares or reads the list between callbacks, never across one.
     @exclusivity(unchecked) var groups: [MemberGroup] = []
+    #if DEBUG
+        /// Counts attachments and detachments, in debug builds: a pass that reads `groups` in
+        /// place, unretained, asserts that it did not change meanwhile (see
+        /// ``SelectionEngine/evaluate(_:)``).
+        var changes = 0
+    #endif
     /// Where the node sits in its engine's evaluation list.
     var index = -1
     /// The engine's number of the last pass in which the node fired. `@exclusivity(unchecked)`:
@@ -41,6 +47,9 @@ final class SelectionNode {
     /// - Complexity: O(1) for a group of the most recently subscribed consumer, O(n) otherwise
     ///   (a binary search and a move of the groups after it).
     func attach(_ group: MemberGroup) {
+        #if DEBUG
+            changes &+= 1
+        #endif
         if let last = groups.last, last.order > group.order {
             groups.insert(group, at: firstIndex(orderedAtOrAfter: group.order))
         } else {
@@ -53,6 +62,9 @@ final class SelectionNode {
     /// - Complexity: A binary search, then a move of the groups after it: a node that a thousand
     ///   pages watch does not scan them all for each page that leaves.
     func detach(_ group: MemberGroup) {
+        #if DEBUG
+            changes &+= 1
+        #endif
         // Orders are distinct on a node (one group per consumer and selection) and do not change
         // while the group is attached; the scan only guards against a group with an equal order.
         var index = firstIndex(orderedAtOrAfter: group.order)
