@@ -23,6 +23,8 @@ extension Store {
         core.closures.beginIteration()
         core.listeners.beginIteration()
         engine?.holdsInstantCalls = true
+        let wasCallingConsumers = core.isCallingConsumers
+        core.isCallingConsumers = true
         let runs = hasNodes ? engine?.evaluate(UnsafeMutableRawPointer(state)) ?? 0 : 0
         if hasClosures, let old {
             notifyClosures(
@@ -32,6 +34,7 @@ extension Store {
         }
         // Read again: a consumer subscribed during the pass may have brought the engine.
         core.engine?.endPass()
+        core.isCallingConsumers = wasCallingConsumers
         if !core.listeners.isEmpty || core.hasEffects {
             // A page hears a forwarded global action as the action itself: its listeners, its
             // `actions` sequence and its effects never see the wrapper that routes it past the

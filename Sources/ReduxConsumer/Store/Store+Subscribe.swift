@@ -84,9 +84,10 @@ extension Store {
             let engine = host.engine.value
             if core.engine == nil {
                 core.engine = engine
-                // Subscribed from inside a pass: `.instantly` calls of members added during it
-                // wait for its end, as with an engine that took part in it.
-                engine.holdsInstantCalls = core.isNotifying
+                // Subscribed from inside a pass's calls: `.instantly` calls of members added
+                // during it wait for its end, as with an engine that took part in it. Not from a
+                // listener: the pass's `endPass()` is behind it, and would never release them.
+                engine.holdsInstantCalls = core.isCallingConsumers
             }
             engine.attach(
                 consumer.registration(in: host),

@@ -32,6 +32,10 @@ final class StoreCore<State: Sendable> {
     var consumers: [ObjectIdentifier: StateConsumer<State>] = [:]
     /// Whether a pass is notifying right now.
     @exclusivity(unchecked) var isNotifying = false
+    /// Whether the pass is calling subscribers and consumers (until its engine's `endPass()`;
+    /// the action listeners come after): an engine a consumer brings meanwhile holds its members'
+    /// `.instantly` calls for that `endPass()`, and one brought later (from a listener) does not.
+    @exclusivity(unchecked) var isCallingConsumers = false
     /// The store's effects, and whether there are any (checked on every action without touching
     /// the generic array).
     var effects: [Effect<State>] = []

@@ -296,4 +296,28 @@ struct ModelCheckFindingsTests {
         cycler.cancel()
         handle.value.cancel()
     }
+
+    /// README, Consumers: "With `options: .instantly` it also fires once at that first value, with
+    /// `old == new`", at once when the consumer is subscribed (only a member added inside a
+    /// callback waits, for the end of the pass in progress).
+    ///
+    /// Found (seeds 0x4158d5f908f58eac, 0x666cf610254ed410): a consumer first subscribed from an
+    /// action listener brought its store's engine after the pass had ended, yet marked it as
+    /// inside one; every `.instantly` call made later waited for the next dispatch.
+    @Test func instantCallAfterASubscriptionMadeByAnActionListenerComesAtOnce() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        let subscription = Box<Subscription?>(nil)
+        let listener = store.observeActions { _ in
+            if subscription.value == nil { subscription.value = store.subscribe(consumer) }
+        }
+        store.dispatch(CounterAction.increment)
+        consumer.add(\.counter, options: .instantly) { old, new in seen.append("\(old)→\(new)") }
+        #expect(seen.values == ["1→1"])
+        store.dispatch(CounterAction.increment)
+        #expect(seen.values == ["1→1", "1→2"])
+        listener.cancel()
+        subscription.value?.cancel()
+    }
 }
