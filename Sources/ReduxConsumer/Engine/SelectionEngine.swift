@@ -57,6 +57,10 @@ final class SelectionEngine {
         )] = []
     /// The order of the run of the pass being called (0 before the first): earlier runs are done.
     @exclusivity(unchecked) private var runOrder: UInt64 = 0
+    /// Groups whose consumer left the engine during the pass in progress (see
+    /// `detach(_:)` of a registration), and whether there are any (read for every fired group).
+    @exclusivity(unchecked) private var leftDuringPass: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) private var someLeftDuringPass = false
     /// Registrations catching up as they come in (see ``attach(_:order:state:)``), innermost
     /// last, with the groups being delivered.
     private var catchingUp: [(registration: Registration, groups: [MemberGroup])] = []
@@ -207,8 +211,24 @@ final class SelectionEngine {
             group.members.silence()
             group.members.leave(unreachedAfter: pending.contains { $0 === group } ? watermark : nil)
             detach(group)
+            // The pass in progress, if any, no longer calls the group: it may join another engine
+            // before the pass reaches it (fed by hand from a callback, say) and hear the change
+            // there, from the members' own last values. Its mark from an earlier pass of this
+            // engine means nothing in another one.
+            group.caughtUpInPass = 0
+            if isPassing {
+                leftDuringPass.insert(ObjectIdentifier(group))
+                someLeftDuringPass = true
+            }
         }
         registration.engine = nil
+    }
+
+    /// Whether the pass in progress, number `pass`, is to call `group`: not when its consumer came
+    /// back during the pass (it heard the change as it came back) or left during it.
+    @inline(__always)
+    private func isDue(_ group: MemberGroup, inPass pass: UInt64) -> Bool {
+        group.caughtUpInPass != pass && !(someLeftDuringPass && leftDuringPass.contains(ObjectIdentifier(group)))
     }
 
     /// The groups of `registration` whose change is being delivered (by a pass or as it comes
@@ -373,26 +393,26 @@ final class SelectionEngine {
     func deliverRun(_ index: Int, state: UnsafeMutableRawPointer) {
         let run = eachGroupIsARun ? Run(order: runOrder(at: index), start: index, end: index + 1) : runs[index]
         runOrder = run.order
-        // A group whose consumer left and came back during the pass heard the change as it came
-        // back: the pass skips it.
+        // A group whose consumer left during the pass is skipped (see `isDue`): if it came back,
+        // here or in another engine, it heard the change as it came back.
         let pass = passNumber
         // The buffer outlives the callbacks below: `firedGroups` changes only in `evaluate` and
         // `endPass()`, never during a pass (`evaluate` asserts it).
         firedGroups.withUnsafeBufferPointer { groups in
             if run.end - run.start == 1 {
                 Unmanaged.passUnretained(groups[run.start])._withUnsafeGuaranteedRef { group in
-                    if group.caughtUpInPass != pass { group.deliverAll(state, drain) }
+                    if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
                 }
             } else if groups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
                 // One member per group (closure selectors): sorted by it already. Unretained, as
                 // in `deliverRuns(state:)`.
                 for index in run.start..<run.end {
                     Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
-                        if group.caughtUpInPass != pass { group.deliverAll(state, drain) }
+                        if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
                     }
                 }
             } else {
-                let due = groups[run.start..<run.end].filter { $0.caughtUpInPass != pass }
+                let due = groups[run.start..<run.end].filter { isDue($0, inPass: pass) }
                 deliver(due, ordered: false, state: state)
             }
         }
@@ -415,7 +435,7 @@ final class SelectionEngine {
             // it), so the buffer outlives the callbacks.
             for index in groups.indices {
                 Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
-                    guard group.caughtUpInPass != pass else { return }
+                    guard isDue(group, inPass: pass) else { return }
                     runOrder = group.order
                     group.deliverAll(state, drain)
                 }
@@ -445,6 +465,10 @@ final class SelectionEngine {
         }
         holdsInstantCalls = false
         isPassing = false
+        if someLeftDuringPass {
+            leftDuringPass.removeAll()
+            someLeftDuringPass = false
+        }
         if !joinedDuringPass.isEmpty {
             for group in joinedDuringPass {
                 group.endIteration()

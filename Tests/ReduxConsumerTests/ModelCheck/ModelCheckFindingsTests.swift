@@ -320,4 +320,36 @@ struct ModelCheckFindingsTests {
         listener.cancel()
         subscription.value?.cancel()
     }
+
+    /// Guarantee 1 and README, Consumers: a consumer that leaves a store is not called by it again,
+    /// "not even later in a pass in progress"; fed by hand, it hears each change once.
+    ///
+    /// Found (seed 0x769fb6f498a862ea): a consumer unsubscribed by an earlier subscriber of a
+    /// pass, then fed by hand by another before the pass reached it, heard the fed change twice:
+    /// once as it came into its own engine, then again from the store's pass, which still held its
+    /// group (it only skipped groups that came back to the same store).
+    @Test func consumerThatLeavesDuringAPassAndIsFedByHandHearsTheChangeOnce() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter) { old, new in seen.append("\(old)→\(new)") }
+        let subscription = Box<Subscription?>(nil)
+        let leaver = store.subscribe { _, _ in
+            subscription.value?.cancel()
+            subscription.value = nil
+        }
+        let fed = Box(false)
+        let feeder = store.subscribe { _, _ in
+            guard !fed.value else { return }
+            fed.value = true
+            consumer.consume(newState: AppState(counter: 5))
+        }
+        subscription.value = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+        #expect(seen.values == ["0→5"])
+        store.dispatch(CounterAction.increment)
+        #expect(seen.values == ["0→5"])
+        leaver.cancel()
+        feeder.cancel()
+    }
 }
