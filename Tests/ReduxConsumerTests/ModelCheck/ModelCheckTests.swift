@@ -10,7 +10,8 @@ import Testing
 /// - `MODEL_CHECK_SEED=0x…` replays one program (printed with its trace) instead of the batch;
 /// - `MODEL_CHECK_BASE=N` and `MODEL_CHECK_PROGRAMS=N` explore other or more programs;
 /// - `MODEL_CHECK_VERBOSE=1` prints each program's seed before it runs (to find the seed of a
-///   program that stops the process).
+///   program that stops the process);
+/// - `MODEL_CHECK_MAX_STEPS=N` generates programs of up to N steps instead of 30.
 struct ModelCheckTests {
     static let batches = 8
     static let environment = ProcessInfo.processInfo.environment

@@ -1,3 +1,4 @@
+import Foundation
 import ReduxConsumer
 import ReduxConsumerTestSupport
 
@@ -10,9 +11,14 @@ struct ProgramGenerator {
         var generator = ProgramGenerator(random: SplitMix64(seed: seed))
         let consumerCount = 1 + generator.below(4)
         let initialState = generator.state()
-        let steps = (0..<(5 + generator.below(26))).map { _ in generator.operation(depth: 0) }
+        let steps = (0..<(5 + generator.below(Self.maxSteps - 4))).map { _ in generator.operation(depth: 0) }
         return Program(seed: seed, consumerCount: consumerCount, initialState: initialState, steps: steps).normalized()
     }
+
+    /// The longest program: 30 steps, or `MODEL_CHECK_MAX_STEPS` (at least 5) to explore longer
+    /// ones (a seed replays the same program only with the same setting).
+    static let maxSteps = max(
+        5, ProcessInfo.processInfo.environment["MODEL_CHECK_MAX_STEPS"].flatMap { Int($0) } ?? 30)
 
     /// An operation; callbacks' reactions are generated at `depth` 1 and 2, and no deeper.
     private mutating func operation(depth: Int) -> Instruction {
