@@ -22,18 +22,36 @@ final class MemberGroup {
     /// The call order of the group's consumer in its engine: consumers are called in the order
     /// they subscribed, each one's members together.
     var order: UInt64 = 0
-    /// The engine's pass during which the group came back (its consumer subscribed again): that
-    /// pass skips it, and orders it by `passOrder`, the order it had when the pass began.
-    var caughtUpInPass: UInt64 = 0
+    /// The pass that skips the group, counted by the engine `skippedBy`: its consumer came back
+    /// to that engine during the pass (it heard the change as it came back), or left it (it may
+    /// come into another engine before the pass reaches it, and hear the change there). The
+    /// engine is named because the group may move to another one, whose passes count alike. The
+    /// pass orders the group by `passOrder`, the order it had when the pass began.
+    var skippedInPass: UInt64 = 0
     var passOrder: UInt64 = 0
     /// The selection's key, or `nil` for a group no other member may join.
     let key: GroupKey?
     /// The node evaluating the group's selection, while the group is in an engine.
     var node: SelectionNode?
 
-    /// The group's call order as the pass `pass` knows it.
-    func orderInPass(_ pass: UInt64) -> UInt64 {
-        caughtUpInPass == pass ? passOrder : order
+    /// Whether pass `pass` of `engine` skips the group.
+    @inline(__always)
+    func isSkipped(inPass pass: UInt64, of engine: ObjectIdentifier) -> Bool {
+        // The pass number first: it differs for all but the groups that came or went.
+        skippedInPass == pass && skippedBy == UInt(bitPattern: engine)
+    }
+
+    /// Makes pass `pass` of `engine` skip the group (if it does not already).
+    func skip(inPass pass: UInt64, of engine: ObjectIdentifier) {
+        guard !isSkipped(inPass: pass, of: engine) else { return }
+        passOrder = order
+        skippedInPass = pass
+        skippedBy = UInt(bitPattern: engine)
+    }
+
+    /// The group's call order as pass `pass` of `engine` knows it.
+    func orderInPass(_ pass: UInt64, of engine: ObjectIdentifier) -> UInt64 {
+        isSkipped(inPass: pass, of: engine) ? passOrder : order
     }
 
     /// The typed half, for everything but evaluation and delivery.
@@ -73,13 +91,20 @@ final class MemberGroup {
 
     /// The only member of a group no other member may join (`key == nil`), known without asking
     /// the typed half: such groups are the common case of a consumer with several fired groups
-    /// (closure selectors), and ordering them needs no more than this.
-    var soleMember: UInt64?
+    /// (closure selectors), and ordering them needs no more than this. 0 for other groups (member
+    /// identifiers start at 1): an optional would take a word more in every group.
+    var soleMember: UInt64 = 0
+
+    /// The engine of ``skippedInPass``: its `ObjectIdentifier` as a number (0: none), a word where
+    /// an optional takes two. Last: read only when the pass number matches.
+    var skippedBy: UInt = 0
+
+    /// Whether the group is one no other member may join (see ``soleMember``).
+    var hasSoleMember: Bool { soleMember != 0 }
 
     /// The identifier of the first live member, for ordering groups of one consumer.
     var firstLiveMember: UInt64 {
-        if let soleMember { return soleMember }
-        return list(.firstLiveMember)
+        hasSoleMember ? soleMember : list(.firstLiveMember)
     }
 
     /// The member list's slots a delivery walks (holes included, pending members excluded).

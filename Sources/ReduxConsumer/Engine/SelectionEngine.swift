@@ -57,10 +57,6 @@ final class SelectionEngine {
         )] = []
     /// The order of the run of the pass being called (0 before the first): earlier runs are done.
     @exclusivity(unchecked) private var runOrder: UInt64 = 0
-    /// Groups whose consumer left the engine during the pass in progress (see
-    /// `detach(_:)` of a registration), and whether there are any (read for every fired group).
-    @exclusivity(unchecked) private var leftDuringPass: Set<ObjectIdentifier> = []
-    @exclusivity(unchecked) private var someLeftDuringPass = false
     /// Registrations catching up as they come in (see ``attach(_:order:state:)``), innermost
     /// last, with the groups being delivered.
     private var catchingUp: [(registration: Registration, groups: [MemberGroup])] = []
@@ -124,6 +120,7 @@ final class SelectionEngine {
             group = enrollment.makeGroup(state, node?.cell, registration.routes, registration.tag, derivations)
             group.order = registration.order
             if enrollment.key == nil {
+                assert(enrollment.id != 0, "member identifiers start at 1")
                 group.soleMember = enrollment.id
             }
             registration.add(group)
@@ -149,9 +146,8 @@ final class SelectionEngine {
         registration.order = order
         if isPassing {
             // Back during a pass: the pass must skip these groups and keep their old call order.
-            for group in registration.groups where group.caughtUpInPass != passNumber {
-                group.passOrder = group.order
-                group.caughtUpInPass = passNumber
+            for group in registration.groups {
+                group.skip(inPass: passNumber, of: ObjectIdentifier(self))
             }
         }
         // Members added from here on (inside the callbacks below) wait for the next state.
@@ -211,14 +207,11 @@ final class SelectionEngine {
             group.members.silence()
             group.members.leave(unreachedAfter: pending.contains { $0 === group } ? watermark : nil)
             detach(group)
-            // The pass in progress, if any, no longer calls the group: it may join another engine
-            // before the pass reaches it (fed by hand from a callback, say) and hear the change
-            // there, from the members' own last values. Its mark from an earlier pass of this
-            // engine means nothing in another one.
-            group.caughtUpInPass = 0
             if isPassing {
-                leftDuringPass.insert(ObjectIdentifier(group))
-                someLeftDuringPass = true
+                // The pass in progress no longer calls the group: it may join another engine
+                // before the pass reaches it (fed by hand from a callback, say) and hear the
+                // change there, from its members' own last values.
+                group.skip(inPass: passNumber, of: ObjectIdentifier(self))
             }
         }
         registration.engine = nil
@@ -228,7 +221,7 @@ final class SelectionEngine {
     /// back during the pass (it heard the change as it came back) or left during it.
     @inline(__always)
     private func isDue(_ group: MemberGroup, inPass pass: UInt64) -> Bool {
-        group.caughtUpInPass != pass && !(someLeftDuringPass && leftDuringPass.contains(ObjectIdentifier(group)))
+        !group.isSkipped(inPass: pass, of: ObjectIdentifier(self))
     }
 
     /// The groups of `registration` whose change is being delivered (by a pass or as it comes
@@ -385,7 +378,7 @@ final class SelectionEngine {
     /// The call order of run `index` of the pass in progress (closure subscribers interleave by
     /// it).
     func runOrder(at index: Int) -> UInt64 {
-        eachGroupIsARun ? firedGroups[index].orderInPass(passNumber) : runs[index].order
+        eachGroupIsARun ? firedGroups[index].orderInPass(passNumber, of: ObjectIdentifier(self)) : runs[index].order
     }
 
     /// Calls the members of run `index` of the pass in progress (one consumer's fired groups), in
@@ -403,7 +396,7 @@ final class SelectionEngine {
                 Unmanaged.passUnretained(groups[run.start])._withUnsafeGuaranteedRef { group in
                     if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
                 }
-            } else if groups[run.start..<run.end].allSatisfy({ $0.soleMember != nil }) {
+            } else if groups[run.start..<run.end].allSatisfy({ $0.hasSoleMember }) {
                 // One member per group (closure selectors): sorted by it already. Unretained, as
                 // in `deliverRuns(state:)`.
                 for index in run.start..<run.end {
@@ -465,10 +458,6 @@ final class SelectionEngine {
         }
         holdsInstantCalls = false
         isPassing = false
-        if someLeftDuringPass {
-            leftDuringPass.removeAll()
-            someLeftDuringPass = false
-        }
         if !joinedDuringPass.isEmpty {
             for group in joinedDuringPass {
                 group.endIteration()
