@@ -73,7 +73,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
             // One slot needs no iteration guard: a member added meanwhile lands after it, and a
             // compaction after a removal moves nothing still to be read.
             if !isSilenced {
-                deliver(callback, identifier: soleIdentifier, slot: 0, state: state, drain: drain)
+                call(callback, identifier: soleIdentifier, slot: 0, state: state, drain: drain, level: nil)
             }
             return
         }
@@ -104,29 +104,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
             return
         }
         let member = members.identifier(atSlot: slot)
-        switch members[slot: slot] {
-        case .change(let callback)?:
-            let old = cell.previous
-            let new = cell.last
-            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
-            callback(old, new)
-        case .value(let callback)?:
-            let old = cell.previous
-            let new = cell.last
-            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
-            callback(new)
-        case .changeInState(let callback)?:
-            let old = cell.previous
-            let new = cell.last
-            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
-            ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
-        case .isolated?:
-            deliverElsewhere(slot: slot, state: state, drain: drain)
-            return
-        case nil:
-            return
-        }
-        drain.didCall(at: level)
+        call(members[slot: slot], identifier: member, slot: slot, state: state, drain: drain, level: level)
     }
 
     /// Calls (or posts) the member in `slot` if it is live and the group is not silenced.
@@ -143,40 +121,47 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @inlinable
     @inline(__always)
     func deliver(slot: Int, state: UnsafeMutablePointer<State>, drain: Drain) {
-        guard callsInPlace, !isCatchingUp else {
-            deliverElsewhere(slot: slot, state: state, drain: drain)
-            return
-        }
         let member = members.identifier(atSlot: slot)
-        deliver(members[slot: slot], identifier: member, slot: slot, state: state, drain: drain)
+        call(members[slot: slot], identifier: member, slot: slot, state: state, drain: drain, level: nil)
     }
 
-    /// ``deliver(slot:state:drain:)`` with the slot's callback and identifier already read.
+    /// Calls `callback`, the member in `slot`, with the cell's values: in place when the consumer
+    /// has no queue and no catch-up is under way, else through
+    /// ``deliverElsewhere(slot:state:drain:)``. Inside a run of calls at `level` the call is named
+    /// at that level; with `nil`, at a level of its own. Always inlined: each caller passes a
+    /// constant `level` or `nil`, and the other branch folds away.
     @inlinable
     @inline(__always)
-    func deliver(
+    func call(
         _ callback: ConsumerCallback<State, Value>?, identifier member: UInt64, slot: Int,
-        state: UnsafeMutablePointer<State>, drain: Drain
+        state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel?
     ) {
         guard callsInPlace, !isCatchingUp else {
             deliverElsewhere(slot: slot, state: state, drain: drain)
             return
         }
+        func willCall() -> Bool {
+            if let level {
+                drain.willCall(tag: tag, member: member, at: level)
+            } else {
+                drain.willCall(tag: tag, member: member)
+            }
+        }
         switch callback {
         case .change(let callback)?:
             let old = cell.previous
             let new = cell.last
-            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+            guard willCall() else { return skip(member, old: old) }
             callback(old, new)
         case .value(let callback)?:
             let old = cell.previous
             let new = cell.last
-            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+            guard willCall() else { return skip(member, old: old) }
             callback(new)
         case .changeInState(let callback)?:
             let old = cell.previous
             let new = cell.last
-            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+            guard willCall() else { return skip(member, old: old) }
             ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
         case .isolated?:
             deliverElsewhere(slot: slot, state: state, drain: drain)
@@ -184,7 +169,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         case nil:
             return
         }
-        drain.didCall()
+        if let level { drain.didCall(at: level) } else { drain.didCall() }
     }
 
     /// ``deliver(slot:state:drain:)`` for a member that is posted (a queue, an actor) or called
