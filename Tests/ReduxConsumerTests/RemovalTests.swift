@@ -7,13 +7,20 @@ import Testing
 /// waits for the removed callback running on another thread, except when that thread waits for
 /// the remover; and removals made where no pass can be waited for (first-state delivery, queues).
 struct RemovalTests {
-    @Test func aRemovalWaitsForTheRemovedCallbackRunningOnAnotherThread() {
+    /// With the removed member alone on its key path (a pass calls it from its group's copy of the
+    /// callback), or between two others on the same key path (a pass calls the group's members at
+    /// one published level, naming each call with its member).
+    @Test(arguments: [false, true])
+    func aRemovalWaitsForTheRemovedCallbackRunningOnAnotherThread(sharesItsGroup: Bool) {
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
         let watch = CallWatch()
         consumer.add(\.name) { _ in }
+        if sharesItsGroup { consumer.add(\.counter) { _ in } }
+        let others = sharesItsGroup ? 3 : 1
         // The remover has made its decision once the count drops: it then waits for the call.
-        let token = consumer.add(\.counter) { _ in watch.call(untilRemoverDecided: { consumer.count == 1 }) }
+        let token = consumer.add(\.counter) { _ in watch.call(untilRemoverDecided: { consumer.count == others }) }
+        if sharesItsGroup { consumer.add(\.counter) { _ in } }
         let subscription = store.subscribe(consumer)
         let report = watch.removingWhileCalled(by: store) { token.cancel() }
         #expect(report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
@@ -62,21 +69,6 @@ struct RemovalTests {
         store.dispatch(CounterAction.increment)
         #expect(calls.values == ["first", "second"])
         #expect(store.subscriberCount == 0)
-    }
-
-    /// The same for a member of a group (one consumer's members on one key path), which a pass
-    /// calls at one published level, naming each call with its member.
-    @Test func aRemovedMemberOfAGroupWaitsForItsCallRunningOnAnotherThread() {
-        let store = makeStore()
-        let consumer = StateConsumer<AppState>()
-        let watch = CallWatch()
-        consumer.add(\.counter) { _ in }
-        let token = consumer.add(\.counter) { _ in watch.call(untilRemoverDecided: { consumer.count == 2 }) }
-        consumer.add(\.counter) { _ in }
-        let subscription = store.subscribe(consumer)
-        let report = watch.removingWhileCalled(by: store) { token.cancel() }
-        #expect(report == CallWatch.Report(calls: 1, runningAtRemoval: false, lateCalls: 0))
-        subscription.cancel()
     }
 
     /// Removing a member of a group whose call has returned, while the pass calls the next member

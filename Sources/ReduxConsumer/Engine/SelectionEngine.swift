@@ -212,6 +212,13 @@ final class SelectionEngine {
                 // before the pass reaches it (fed by hand from a callback, say) and hear the
                 // change there, from its members' own last values.
                 group.skip(inPass: passNumber, of: ObjectIdentifier(self))
+                // Members that joined it during the pass waited for the pass's end, which no
+                // longer concerns them: they join now, from the value they were added at (the
+                // group's last), so that wherever the group goes next they hear what follows.
+                if let index = joinedDuringPass.firstIndex(where: { $0 === group }) {
+                    joinedDuringPass.remove(at: index)
+                    group.endIteration()
+                }
             }
         }
         registration.engine = nil
@@ -235,7 +242,11 @@ final class SelectionEngine {
             return (entry.groups, calling ?? .max)
         }
         guard isPassing, registration.order >= runOrder else { return ([], .max) }
-        let fired = firedGroups.filter { $0.order == registration.order }
+        // A group the pass skips heard the change already, as it came back during the pass.
+        let engine = ObjectIdentifier(self)
+        let fired = firedGroups.filter {
+            $0.order == registration.order && !$0.isSkipped(inPass: passNumber, of: engine)
+        }
         return (fired, registration.order > runOrder ? 0 : calling ?? .max)
     }
 
