@@ -464,10 +464,13 @@ extension TypedGroup: GroupMembers {
             cell.previous = only.old
             cell.last = only.new
         }
+        // With nothing to deliver, no catch-up begins: the caller ends only those it delivers,
+        // and one left on would route every later delivery through its table.
+        guard anyFires else { return false }
         catchUp = changes
         catchUpChanged = changed
         isCatchingUp = true
-        return anyFires
+        return true
     }
 
     @usableFromInline
@@ -511,7 +514,8 @@ protocol GroupMembers: AnyObject {
     func leave(unreachedAfter watermark: UInt64?)
     /// Compares the value each member that fell behind heard last with the state at `state`;
     /// until ``endCatchUp()``, deliveries call those members with their own change (if any) and
-    /// the others only when `changed`. Returns whether anyone is to be called.
+    /// the others only when `changed`. Returns whether anyone is to be called; only then does a
+    /// catch-up begin (and the caller ends it).
     func beginCatchUp(
         changed: Bool,
         state: UnsafeMutableRawPointer,

@@ -407,4 +407,30 @@ struct ModelCheckFindingsTests {
         adder.cancel()
         consumer.removeAll()
     }
+
+    /// README, Consumers: with `isEqual`, a member compares each value with the one it last
+    /// delivered; a consumer that leaves a store and is fed by hand keeps that rule.
+    ///
+    /// Found (seed 0xd4c67beec5889a8 with `MODEL_CHECK_MAX_STEPS=60`): after the consumer left
+    /// the store during a pass and was fed a value `isEqual` called equal, it never fired again:
+    /// its group stayed in the mode of a catch-up that had nothing to deliver.
+    @Test func memberWithIsEqualFiresAgainAfterAQuietReturn() {
+        let store = makeStore(AppState(counter: 3))
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter, isEqual: { abs($0 - $1) <= 1 }) { old, new in seen.append("\(old)→\(new)") }
+        consumer.consume(newState: AppState(counter: 4))
+        let subscription = Box<Subscription?>(nil)
+        let leaver = store.subscribe { _, _ in
+            subscription.value?.cancel()
+            subscription.value = nil
+        }
+        subscription.value = store.subscribe(consumer)
+        store.dispatch(CounterAction.set(2))  // The consumer leaves before its turn: not called.
+        consumer.consume(newState: AppState(counter: 3))  // Close to 4, which it delivered, and to 2.
+        consumer.consume(newState: AppState(counter: 1))
+        #expect(seen.values == ["4→1"])
+        leaver.cancel()
+        consumer.removeAll()
+    }
 }
