@@ -57,14 +57,7 @@ struct RemovalTests {
             inSecond.signal()
             cancelled.wait()
         }
-        let finished = finishesWithoutDeadlock {
-            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
-            inSecond.wait()
-            first.cancel()
-            cancelled.signal()
-            dispatcher.wait()
-        }
-        guard finished else { return }
+        guard removeFirst(while: store, callsSecond: inSecond, then: cancelled, { first.cancel() }) else { return }
         second.cancel()
         store.dispatch(CounterAction.increment)
         #expect(calls.values == ["first", "second"])
@@ -86,14 +79,7 @@ struct RemovalTests {
             removed.wait()
         }
         let subscription = store.subscribe(consumer)
-        let finished = finishesWithoutDeadlock {
-            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
-            inSecond.wait()
-            first.cancel()
-            removed.signal()
-            dispatcher.wait()
-        }
-        guard finished else { return }
+        guard removeFirst(while: store, callsSecond: inSecond, then: removed, { first.cancel() }) else { return }
         subscription.cancel()
         consumer.removeAll()
         #expect(calls.values == ["first", "second"])
@@ -425,5 +411,24 @@ private final class CallWatch: Sendable {
 
     var report: Report {
         state.withLock { $0.report }
+    }
+}
+
+/// Dispatches to `store` on another thread and, once its pass runs the second callback (it
+/// signals `inSecond`), removes the first one here with `removal`, then lets the second finish
+/// (`release`). Returns whether that ended, rather than deadlocking (a failure is recorded then).
+private func removeFirst(
+    while store: Store<AppState>,
+    callsSecond inSecond: DispatchSemaphore,
+    then release: DispatchSemaphore,
+    _ removal: @escaping @Sendable () -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    finishesWithoutDeadlock(sourceLocation: sourceLocation) {
+        let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+        inSecond.wait()
+        removal()
+        release.signal()
+        dispatcher.wait()
     }
 }
