@@ -298,9 +298,8 @@ final class SelectionEngine {
         // new pass replaces it, and none starts before `endPass()` (a callback's dispatch or feed
         // is queued behind the current job).
         assert(!isPassing, "a pass of a consumer engine started while another one was delivering")
-        if !firedNodes.isEmpty {
-            firedNodes.removeAll(keepingCapacity: true)
-        }
+        // Emptied by the pass that filled it, before it returned.
+        assert(firedNodes.isEmpty, "a pass left its fired nodes behind")
         derivations.beginPass()
         let derivations = derivations
         // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
