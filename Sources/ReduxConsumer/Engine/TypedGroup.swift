@@ -24,12 +24,16 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     /// Where `old` and `new` come from: the evaluation's shared cell while the group is attached,
     /// a cell of its own while it is not.
     @exclusivity(unchecked) @usableFromInline var cell: ValueCell<Value>
-    /// The callback in `members`' only slot when the list has exactly one slot and it is live, and
-    /// its identifier: a group of one member (a consumer per page watching one global field, a
-    /// closure selector) is delivered without reading the list's buffer, one cache line less per
-    /// consumer. Kept in step with `members` by its observer.
+    /// A copy of the callback in `members`' only slot when the list has exactly one slot and it is
+    /// live, and its identifier: a group of one member (a consumer per page watching one global
+    /// field, a closure selector) is delivered without reading the list's buffer, one cache line
+    /// less per consumer. Kept in step with `members` by its observer, except while it is being
+    /// called (see `soleCalls`).
+    ///
+    /// Noncopyable, so that a delivery calls it where it is stored, borrowed: a copy would cost an
+    /// atomic retain and release of the closure's context per call.
     @exclusivity(unchecked) @usableFromInline var soleIdentifier: UInt64 = 0
-    @exclusivity(unchecked) @usableFromInline var soleCallback: ConsumerCallback<State, Value>?
+    @exclusivity(unchecked) @usableFromInline var soleCallback: BorrowedCallback<State, Value>?
     /// Whether members not on an actor are called in place (the consumer has no queue): read by
     /// the delivery loop instead of `routes.queue`, which sits in another object.
     @usableFromInline let callsInPlace: Bool
@@ -40,6 +44,11 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     /// group's change (`catchUpChanged`).
     @exclusivity(unchecked) @usableFromInline var isCatchingUp = false
     @exclusivity(unchecked) @usableFromInline var catchUpChanged = false
+    /// Calls of `soleCallback` under way (a callback may feed its consumer again): while there is
+    /// one, `soleCallback` is borrowed and must not change, so a change of the list only sets
+    /// `soleIsStale`, and the last call to return brings the copy in step.
+    @exclusivity(unchecked) @usableFromInline var soleCalls: UInt8 = 0
+    @exclusivity(unchecked) @usableFromInline var soleIsStale = false
     /// The members' callbacks, by member identifier.
     @exclusivity(unchecked) @usableFromInline var members = SlotList<ConsumerCallback<State, Value>>() {
         didSet { noteSoleMember() }
@@ -66,45 +75,159 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @inlinable
     func deliverAll(state: UnsafeMutableRawPointer, drain: Drain) {
         let state = state.assumingMemoryBound(to: State.self)
-        if let callback = soleCallback {
-            assert(
-                members.slotCount == 1 && members.identifier(atSlot: 0) == soleIdentifier,
-                "a group's sole callback out of step with its member list")
-            // One slot needs no iteration guard: a member added meanwhile lands after it, and a
-            // compaction after a removal moves nothing still to be read.
-            if !isSilenced {
-                call(callback, identifier: soleIdentifier, slot: 0, state: state, drain: drain, level: nil)
+        // While the sole callback is stale (a call of it is under way and the list changed), the
+        // list itself is walked.
+        if !soleIsStale {
+            if hasSoleCallback {
+                assert(
+                    members.slotCount == 1 && members.identifier(atSlot: 0) == soleIdentifier
+                        && members[slot: 0] != nil,
+                    "a group's sole callback out of step with its member list")
+                // One slot needs no iteration guard: a member added meanwhile lands after it, and
+                // a compaction after a removal moves nothing still to be read.
+                if !isSilenced {
+                    soleCalls &+= 1
+                    callSole(state: state, drain: drain)
+                    soleCalls &-= 1
+                    if soleCalls == 0, soleIsStale { noteSoleMember() }
+                }
+                return
             }
-            return
+            if members.slotCount == 1 {
+                return  // its only slot is a hole
+            }
         }
-        if members.slotCount == 1 {
-            return  // its only slot is a hole
-        }
+        assert(BorrowedEntry<State, Value>.matchesLayout, "BorrowedEntry out of step with SlotList.Entry")
         members.beginIteration()
-        let end = members.slotCount
         // The members are called one after another at one level: it is published once, and each
         // call names itself with two stores (see ``Drain/beginCalls()``).
         let level = drain.beginCalls()
-        var slot = 0
-        while slot < end, !isSilenced {
-            deliver(slot: slot, state: state, drain: drain, level: level)
-            slot += 1
-        }
+        deliverEach(state: state, drain: drain, level: level)
         drain.endCalls(level)
         members.endIteration()
     }
 
-    /// ``deliver(slot:state:drain:)`` inside a run of calls at `level` (see ``deliverAll(state:drain:)``).
+    /// Calls the members of a list of several slots, at `level`, inside an iteration.
     @inlinable
     @inline(__always)
-    func deliver(slot: Int, state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel) {
+    func deliverEach(state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel) {
+        let end = members.slotCount
+        // Each callback is called where it is stored, borrowed (see ``BorrowedEntry``): this copy
+        // of the list keeps its buffer, and so every callback in it, alive until the loop ends,
+        // whatever the callbacks do to the list (the first removal meanwhile copies the list).
+        // Only removals make holes, and an iteration never squeezes them out: while `holes` has
+        // not moved, the copy's live slots are the list's.
+        let entries = members.entries
+        let holes = members.holes
+        entries.withUnsafeBufferPointer { entries in
+            var slot = 0
+            while slot < end, !isSilenced {
+                if _slowPath(members.holes != holes), members[slot: slot] == nil {
+                    slot += 1
+                    continue
+                }
+                let entry = entries.baseAddress.unsafelyUnwrapped + slot
+                deliver(entry, slot: slot, state: state, drain: drain, level: level)
+                slot += 1
+            }
+        }
+    }
+
+    /// Calls (or posts) the member in `slot` at `level`, its callback read from `entry`, a slot of
+    /// a copy of the list that outlives the call: the callback is called borrowed, without a
+    /// retain and a release of its own.
+    @inlinable
+    @inline(__always)
+    func deliver(
+        _ entry: UnsafePointer<SlotList<ConsumerCallback<State, Value>>.Entry>, slot: Int,
+        state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel
+    ) {
         guard callsInPlace, !isCatchingUp else {
             // Named at the next level, as a call made from inside a callback would be.
             deliverElsewhere(slot: slot, state: state, drain: drain)
             return
         }
-        let member = members.identifier(atSlot: slot)
-        call(members[slot: slot], identifier: member, slot: slot, state: state, drain: drain, level: level)
+        // The view has the slot's layout (asserted in `deliverAll`), and lives no longer than the
+        // copy of the list the slot belongs to.
+        entry.withMemoryRebound(to: BorrowedEntry<State, Value>.self, capacity: 1) { entry in
+            call(entry.pointee, slot: slot, state: state, drain: drain, level: level)
+        }
+    }
+
+    /// Calls (or posts) the sole member, its callback borrowed from `soleCallback` (which no
+    /// change of the list replaces meanwhile, see `soleCalls`).
+    @inlinable
+    @inline(__always)
+    func callSole(state: UnsafeMutablePointer<State>, drain: Drain) {
+        guard callsInPlace, !isCatchingUp else {
+            deliverElsewhere(slot: 0, state: state, drain: drain)
+            return
+        }
+        let member = soleIdentifier
+        switch soleCallback {
+        case .isolated?:
+            deliverElsewhere(slot: 0, state: state, drain: drain)
+            return
+        case nil:
+            return
+        default:
+            break
+        }
+        let old = cell.previous
+        let new = cell.last
+        // One check for the three shapes called in place: the drain's check inlines once.
+        guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+        switch soleCallback {
+        case .change(let callback)?: callback(old, new)
+        case .value(let callback)?: callback(new)
+        case .changeInState(let callback)?: ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
+        case .isolated?: break
+        case nil: break
+        }
+        drain.didCall()
+    }
+
+    /// Whether there is a sole callback (see ``soleCallback``).
+    @inlinable
+    var hasSoleCallback: Bool {
+        switch soleCallback {
+        case .some: true
+        case nil: false
+        }
+    }
+
+    /// ``call(_:identifier:slot:state:drain:)`` for a borrowed slot, inside a run of calls at
+    /// `level`.
+    @inlinable
+    @inline(__always)
+    func call(
+        _ entry: borrowing BorrowedEntry<State, Value>, slot: Int, state: UnsafeMutablePointer<State>,
+        drain: Drain, level: Drain.CallLevel
+    ) {
+        let member = entry.identifier
+        switch entry.element {
+        case .change(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
+            callback(old, new)
+        case .value(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
+            callback(new)
+        case .changeInState(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member, at: level) else { return skip(member, old: old) }
+            ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
+        case .isolated?:
+            deliverElsewhere(slot: slot, state: state, drain: drain)
+            return
+        case nil:
+            return
+        }
+        drain.didCall(at: level)
     }
 
     /// Calls (or posts) the member in `slot` if it is live and the group is not silenced.
@@ -122,46 +245,37 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @inline(__always)
     func deliver(slot: Int, state: UnsafeMutablePointer<State>, drain: Drain) {
         let member = members.identifier(atSlot: slot)
-        call(members[slot: slot], identifier: member, slot: slot, state: state, drain: drain, level: nil)
+        call(members[slot: slot], identifier: member, slot: slot, state: state, drain: drain)
     }
 
     /// Calls `callback`, the member in `slot`, with the cell's values: in place when the consumer
     /// has no queue and no catch-up is under way, else through
-    /// ``deliverElsewhere(slot:state:drain:)``. Inside a run of calls at `level` the call is named
-    /// at that level; with `nil`, at a level of its own. Always inlined: each caller passes a
-    /// constant `level` or `nil`, and the other branch folds away.
+    /// ``deliverElsewhere(slot:state:drain:)``.
     @inlinable
     @inline(__always)
     func call(
         _ callback: ConsumerCallback<State, Value>?, identifier member: UInt64, slot: Int,
-        state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel?
+        state: UnsafeMutablePointer<State>, drain: Drain
     ) {
         guard callsInPlace, !isCatchingUp else {
             deliverElsewhere(slot: slot, state: state, drain: drain)
             return
         }
-        func willCall() -> Bool {
-            if let level {
-                drain.willCall(tag: tag, member: member, at: level)
-            } else {
-                drain.willCall(tag: tag, member: member)
-            }
-        }
         switch callback {
         case .change(let callback)?:
             let old = cell.previous
             let new = cell.last
-            guard willCall() else { return skip(member, old: old) }
+            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
             callback(old, new)
         case .value(let callback)?:
             let old = cell.previous
             let new = cell.last
-            guard willCall() else { return skip(member, old: old) }
+            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
             callback(new)
         case .changeInState(let callback)?:
             let old = cell.previous
             let new = cell.last
-            guard willCall() else { return skip(member, old: old) }
+            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
             ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
         case .isolated?:
             deliverElsewhere(slot: slot, state: state, drain: drain)
@@ -169,7 +283,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         case nil:
             return
         }
-        if let level { drain.didCall(at: level) } else { drain.didCall() }
+        drain.didCall()
     }
 
     /// ``deliver(slot:state:drain:)`` for a member that is posted (a queue, an actor) or called
@@ -359,10 +473,15 @@ extension TypedGroup {
     /// Keeps ``soleCallback`` in step with `members` (called after every change of the list).
     @inlinable
     func noteSoleMember() {
+        guard soleCalls == 0 else {
+            soleIsStale = true
+            return
+        }
+        soleIsStale = false
         if members.slotCount == 1, let only = members[slot: 0] {
-            soleCallback = only
+            soleCallback = BorrowedCallback(only)
             soleIdentifier = members.identifier(atSlot: 0)
-        } else if soleCallback != nil {
+        } else if hasSoleCallback {
             soleCallback = nil
         }
     }

@@ -353,6 +353,7 @@ final class Drain: @unchecked Sendable {
     ///
     /// Inlined into the delivery loops: a handful of stores and a load when nothing is marked.
     @inlinable
+    @inline(__always)
     func willCall(tag: UInt, member: UInt64) -> Bool {
         let depth = callDepth
         if depth < Self.maxPublishedCalls {
