@@ -1,3 +1,4 @@
+import Dispatch
 import ReduxConsumerTestSupport
 import Testing
 
@@ -7,13 +8,6 @@ import Testing
 /// must read back as itself, a callback must stay alive while it runs even when it removes itself
 /// or others, and what a removal took out must be freed once the pass is over.
 struct BorrowedMemberTests {
-    /// Captured by a callback; says when it is freed.
-    private final class Capture: Sendable {
-        let freed: Recorder<Bool>
-        init(_ freed: Recorder<Bool>) { self.freed = freed }
-        deinit { freed.append(true) }
-    }
-
     @Test func theViewHasTheLayoutOfTheSlotItViews() {
         #expect(BorrowedEntry<AppState, Int>.matchesLayout)
         #expect(BorrowedEntry<AppState, String?>.matchesLayout)
@@ -150,4 +144,66 @@ struct BorrowedMemberTests {
         #expect(consumer.count == 0)
         #expect(freed.values.count == 3)
     }
+}
+
+/// A pass that fires one selection calls its consumers' groups in one loop compiled for their
+/// types (``TypedGroup/deliverGroups(_:state:drain:level:pass:engine:cursor:)``); the groups it
+/// cannot call itself (several members, a queue) go through their own delivery, in order.
+struct OneSelectionManyConsumersTests {
+    @Test func consumersOfEveryKindAreCalledInSubscriptionOrder() {
+        let store = makeStore()
+        let log = Recorder<String>()
+        var subscriptions: [Subscription] = []
+        let queue = DispatchQueue(label: "BorrowedMemberTests.queue")
+        for index in 0..<12 {
+            let consumer = StateConsumer<AppState>(deliveringOn: index == 7 ? queue : nil)
+            consumer.add(\.counter) { old, new in log.append("\(index): \(old) → \(new)") }
+            if index == 4 {
+                consumer.add(\.counter) { new in log.append("\(index) again: \(new)") }
+            }
+            subscriptions.append(store.subscribe(consumer))
+        }
+        store.dispatch(CounterAction.increment)
+        queue.sync {}
+        // The queued consumer is called on its queue, so only the others' order is fixed.
+        let expected = (0..<12).filter { $0 != 7 }.flatMap { index in
+            index == 4 ? ["4: 0 → 1", "4 again: 1"] : ["\(index): 0 → 1"]
+        }
+        #expect(log.values.filter { $0 != "7: 0 → 1" } == expected)
+        #expect(log.values.contains("7: 0 → 1"))
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
+    @Test func aConsumerThatUnsubscribesALaterOneOrItselfStopsItsCalls() {
+        let store = makeStore()
+        let log = Recorder<Int>()
+        let freed = Recorder<Bool>()
+        let subscriptions = Box<[Subscription]>([])
+        for index in 0..<6 {
+            let consumer = StateConsumer<AppState>()
+            do {
+                let capture = Capture(freed)
+                consumer.add(\.counter) { [capture] _ in
+                    if index == 1 {
+                        subscriptions.value[3].cancel()  // a later consumer
+                        subscriptions.value[1].cancel()  // itself
+                    }
+                    log.append(index * 10 + capture.freed.values.count)
+                }
+            }
+            subscriptions.value.append(store.subscribe(consumer))
+        }
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+        #expect(log.values == [0, 10, 20, 40, 50, 0 + 2, 20 + 2, 40 + 2, 50 + 2])
+        #expect(freed.values.count == 2)
+        for subscription in subscriptions.value { subscription.cancel() }
+    }
+}
+
+/// Captured by a callback; says when it is freed.
+private final class Capture: Sendable {
+    let freed: Recorder<Bool>
+    init(_ freed: Recorder<Bool>) { self.freed = freed }
+    deinit { freed.append(true) }
 }

@@ -14,20 +14,26 @@ final class MemberGroup {
 
     // The stored properties a pass reads for every fired group come first, so that they share
     // the object's first cache line (a class's stored properties are laid out in declaration
-    // order): the delivery closure, the pass mark and the call order.
+    // order): the delivery closure, the call order, the pass mark and the typed half.
+    // `@exclusivity(unchecked)` on the ones a group's typed loop reads (from the caller's module,
+    // where each access would otherwise be checked at run time): the group is confined to its
+    // engine's drain like the engine, and each access is one load or store, never across a call.
 
     /// Calls every live member with the cell's change, in identifier order; `drain` is the drain
     /// running the call, which checks for removals made from other threads.
-    let deliverAll: (_ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
+    @usableFromInline let deliverAll: (_ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
     /// The call order of the group's consumer in its engine: consumers are called in the order
     /// they subscribed, each one's members together.
-    var order: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var order: UInt64 = 0
     /// The pass that skips the group, counted by the engine `skippedBy`: its consumer came back
     /// to that engine during the pass (it heard the change as it came back), or left it (it may
     /// come into another engine before the pass reaches it, and hear the change there). The
     /// engine is named because the group may move to another one, whose passes count alike. The
     /// pass orders the group by `passOrder`, the order it had when the pass began.
-    var skippedInPass: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var skippedInPass: UInt64 = 0
+    /// The typed half, for everything but evaluation and delivery (a pass that fired one node
+    /// reaches it here, see ``deliverGroups``).
+    @usableFromInline let members: any GroupMembers
     var passOrder: UInt64 = 0
     /// The selection's key, or `nil` for a group no other member may join.
     let key: GroupKey?
@@ -35,6 +41,7 @@ final class MemberGroup {
     var node: SelectionNode?
 
     /// Whether pass `pass` of `engine` skips the group.
+    @inlinable
     @inline(__always)
     func isSkipped(inPass pass: UInt64, of engine: ObjectIdentifier) -> Bool {
         // The pass number first: it differs for all but the groups that came or went.
@@ -54,12 +61,19 @@ final class MemberGroup {
         isSkipped(inPass: pass, of: engine) ? passOrder : order
     }
 
-    /// The typed half, for everything but evaluation and delivery.
-    @usableFromInline let members: any GroupMembers
     /// Compares a state with a cell and records a change (see ``SelectionNode/evaluate``).
     let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
     /// Calls the member in one slot, if it is live.
     let deliverSlot: (_ slot: Int, _ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
+    /// Calls the groups of a pass that fired one node, each one a consumer's, in order, at one
+    /// call level: one loop compiled for this group's types, which calls the lone member of each
+    /// group of those types itself and every other group through its ``deliverAll`` (see
+    /// ``TypedGroup/deliverGroups(_:state:drain:level:pass:engine:cursor:)``).
+    let deliverGroups:
+        (
+            _ groups: UnsafeBufferPointer<MemberGroup>, _ state: UnsafeMutableRawPointer, _ drain: Drain,
+            _ level: Drain.CallLevel, _ pass: UInt64, _ engine: ObjectIdentifier, _ cursor: RunCursor
+        ) -> Void
     /// Answers the questions a pass asks of the member list (see ``ListQuery``), compiled for the
     /// group's types: through ``members`` the same questions run unspecialised generic code, which
     /// looks up the list's type metadata and copies whole entries on every call (about a
@@ -77,6 +91,11 @@ final class MemberGroup {
         evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         deliverAll: @escaping (UnsafeMutableRawPointer, Drain) -> Void,
         deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void,
+        deliverGroups:
+            @escaping (
+                UnsafeBufferPointer<MemberGroup>, UnsafeMutableRawPointer, Drain, Drain.CallLevel, UInt64,
+                ObjectIdentifier, RunCursor
+            ) -> Void,
         list: @escaping (ListQuery) -> UInt64,
         removeMember: @escaping (UInt64) -> (removed: (any Sendable)?, isEmpty: Bool)
     ) {
@@ -85,6 +104,7 @@ final class MemberGroup {
         self.evaluate = evaluate
         self.deliverAll = deliverAll
         self.deliverSlot = deliverSlot
+        self.deliverGroups = deliverGroups
         self.list = list
         self.removeMember = removeMember
     }
@@ -97,7 +117,7 @@ final class MemberGroup {
 
     /// The engine of ``skippedInPass``: its `ObjectIdentifier` as a number (0: none), a word where
     /// an optional takes two. Last: read only when the pass number matches.
-    var skippedBy: UInt = 0
+    @exclusivity(unchecked) @usableFromInline var skippedBy: UInt = 0
 
     /// Whether the group is one no other member may join (see ``soleMember``).
     var hasSoleMember: Bool { soleMember != 0 }

@@ -56,7 +56,7 @@ final class SelectionEngine {
             call: (MemberGroup, UnsafeMutableRawPointer, Drain) -> Void
         )] = []
     /// The order of the run of the pass being called (0 before the first): earlier runs are done.
-    @exclusivity(unchecked) private var runOrder: UInt64 = 0
+    private let cursor = RunCursor()
     /// Registrations catching up as they come in (see ``attach(_:order:state:)``), innermost
     /// last, with the groups being delivered.
     private var catchingUp: [(registration: Registration, groups: [MemberGroup])] = []
@@ -241,13 +241,13 @@ final class SelectionEngine {
         if let entry = catchingUp.last(where: { $0.registration === registration }) {
             return (entry.groups, calling ?? .max)
         }
-        guard isPassing, registration.order >= runOrder else { return ([], .max) }
+        guard isPassing, registration.order >= cursor.order else { return ([], .max) }
         // A group the pass skips heard the change already, as it came back during the pass.
         let engine = ObjectIdentifier(self)
         let fired = firedGroups.filter {
             $0.order == registration.order && !$0.isSkipped(inPass: passNumber, of: engine)
         }
-        return (fired, registration.order > runOrder ? 0 : calling ?? .max)
+        return (fired, registration.order > cursor.order ? 0 : calling ?? .max)
     }
 
     private func attach(_ group: MemberGroup, to existing: SelectionNode?) {
@@ -328,7 +328,7 @@ final class SelectionEngine {
         guard firstFired >= 0 else { return 0 }
         passNumber &+= 1
         isPassing = true
-        runOrder = 0
+        cursor.order = 0
         if firedNodes.isEmpty {
             // One node fired. Its groups belong to distinct consumers, in call order: each is a
             // run. The list is shared, not copied (a group leaving during the pass copies the
@@ -395,7 +395,7 @@ final class SelectionEngine {
     /// member order.
     func deliverRun(_ index: Int, state: UnsafeMutableRawPointer) {
         let run = eachGroupIsARun ? Run(order: runOrder(at: index), start: index, end: index + 1) : runs[index]
-        runOrder = run.order
+        cursor.order = run.order
         // A group whose consumer left during the pass is skipped (see `isDue`): if it came back,
         // here or in another engine, it heard the change as it came back.
         let pass = passNumber
@@ -429,21 +429,21 @@ final class SelectionEngine {
             }
             return
         }
-        let pass = passNumber
         let drain = drain
+        // One node fired: its groups are of one type (one selection of one store's state), and the
+        // loop over them runs in code compiled for it, at one call level (see
+        // ``MemberGroup/deliverGroups``).
+        let level = drain.beginCalls()
         firedGroups.withUnsafeBufferPointer { groups in
-            // By index, not `for group in groups`: the loop variable would retain and release
-            // every group. Unretained: `firedGroups` keeps each group alive until `endPass()`, and
-            // changes only in `evaluate` and `endPass()`, never during a pass (`evaluate` asserts
-            // it), so the buffer outlives the callbacks.
-            for index in groups.indices {
-                Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
-                    guard isDue(group, inPass: pass) else { return }
-                    runOrder = group.order
-                    group.deliverAll(state, drain)
-                }
+            // Unretained: `firedGroups` keeps each group alive until `endPass()`, and changes only
+            // in `evaluate` and `endPass()`, never during a pass (`evaluate` asserts it), so the
+            // buffer outlives the callbacks.
+            guard let first = groups.first else { return }
+            Unmanaged.passUnretained(first)._withUnsafeGuaranteedRef { first in
+                first.deliverGroups(groups, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
             }
         }
+        drain.endCalls(level)
     }
 
     /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.

@@ -86,10 +86,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
                 // One slot needs no iteration guard: a member added meanwhile lands after it, and
                 // a compaction after a removal moves nothing still to be read.
                 if !isSilenced {
-                    soleCalls &+= 1
-                    callSole(state: state, drain: drain)
-                    soleCalls &-= 1
-                    if soleCalls == 0, soleIsStale { noteSoleMember() }
+                    callSoleMember(state: state, drain: drain, level: nil)
                 }
                 return
             }
@@ -154,11 +151,62 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Calls (or posts) the sole member, its callback borrowed from `soleCallback` (which no
-    /// change of the list replaces meanwhile, see `soleCalls`).
+    /// ``callSole(state:drain:level:)``, with the bookkeeping that keeps `soleCallback` in place
+    /// while it runs.
     @inlinable
     @inline(__always)
-    func callSole(state: UnsafeMutablePointer<State>, drain: Drain) {
+    func callSoleMember(state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel?) {
+        soleCalls &+= 1
+        callSole(state: state, drain: drain, level: level)
+        soleCalls &-= 1
+        if soleCalls == 0, soleIsStale { noteSoleMember() }
+    }
+
+    /// Calls the fired groups of a pass that fired one node (see ``MemberGroup/deliverGroups``),
+    /// skipping those the pass skips and moving `cursor` on before each: a group of this type with
+    /// a lone member called in place is called from this loop, at `level`; any other group
+    /// through its own ``MemberGroup/deliverAll``. One loop for a node's consumers instead of a
+    /// call through each group's closure: a store with a page per request calls each page's
+    /// consumer of one global field like this.
+    @inlinable
+    static func deliverGroups(
+        _ groups: UnsafeBufferPointer<MemberGroup>, state: UnsafeMutableRawPointer, drain: Drain,
+        level: Drain.CallLevel, pass: UInt64, engine: ObjectIdentifier, cursor: RunCursor
+    ) {
+        let typedState = state.assumingMemoryBound(to: State.self)
+        let ownType = ObjectIdentifier(TypedGroup.self)
+        for index in groups.indices {
+            // Unretained: the pass's list of fired groups keeps each alive until its end, and no
+            // pass replaces it before then (see ``SelectionEngine/deliverRuns(state:)``).
+            Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
+                guard !group.isSkipped(inPass: pass, of: engine) else { return }
+                cursor.order = group.order
+                guard ObjectIdentifier(type(of: group.members)) == ownType else {
+                    group.deliverAll(state, drain)
+                    return
+                }
+                // Of this type (checked just above), and unretained: the group holds its typed half
+                // for as long as it lives.
+                let typed = UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(group.members)))
+                Unmanaged<TypedGroup>.fromOpaque(typed.unsafelyUnwrapped)._withUnsafeGuaranteedRef { typed in
+                    guard !typed.soleIsStale, typed.hasSoleCallback, typed.callsInPlace, !typed.isCatchingUp else {
+                        group.deliverAll(state, drain)
+                        return
+                    }
+                    if !typed.isSilenced {
+                        typed.callSoleMember(state: typedState, drain: drain, level: level)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls (or posts) the sole member, its callback borrowed from `soleCallback` (which no
+    /// change of the list replaces meanwhile, see `soleCalls`); named at `level`, or at a level of
+    /// its own with `nil` (each caller passes a constant, and the other branch folds away).
+    @inlinable
+    @inline(__always)
+    func callSole(state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel?) {
         guard callsInPlace, !isCatchingUp else {
             deliverElsewhere(slot: 0, state: state, drain: drain)
             return
@@ -176,7 +224,13 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         let old = cell.previous
         let new = cell.last
         // One check for the three shapes called in place: the drain's check inlines once.
-        guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
+        let allowed =
+            if let level {
+                drain.willCall(tag: tag, member: member, at: level)
+            } else {
+                drain.willCall(tag: tag, member: member)
+            }
+        guard allowed else { return skip(member, old: old) }
         switch soleCallback {
         case .change(let callback)?: callback(old, new)
         case .value(let callback)?: callback(new)
@@ -184,7 +238,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         case .isolated?: break
         case nil: break
         }
-        drain.didCall()
+        if let level { drain.didCall(at: level) } else { drain.didCall() }
     }
 
     /// Whether there is a sole callback (see ``soleCallback``).
@@ -374,6 +428,10 @@ extension TypedGroup {
             evaluate: evaluate,
             deliverAll: { [self] state, drain in deliverAll(state: state, drain: drain) },
             deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) },
+            deliverGroups: { groups, state, drain, level, pass, engine, cursor in
+                TypedGroup.deliverGroups(
+                    groups, state: state, drain: drain, level: level, pass: pass, engine: engine, cursor: cursor)
+            },
             list: { [self] query in answer(query) },
             removeMember: { [self] member in
                 let removed = remove(member)
