@@ -430,20 +430,29 @@ final class SelectionEngine {
             return
         }
         let drain = drain
-        // One node fired: its groups are of one type (one selection of one store's state), and the
-        // loop over them runs in code compiled for it, at one call level (see
-        // ``MemberGroup/deliverGroups``).
-        let level = drain.beginCalls()
+        // Unretained: `firedGroups` keeps each group alive until `endPass()`, and changes only in
+        // `evaluate` and `endPass()`, never during a pass (`evaluate` asserts it), so the buffer
+        // outlives the callbacks.
         firedGroups.withUnsafeBufferPointer { groups in
-            // Unretained: `firedGroups` keeps each group alive until `endPass()`, and changes only
-            // in `evaluate` and `endPass()`, never during a pass (`evaluate` asserts it), so the
-            // buffer outlives the callbacks.
-            guard let first = groups.first else { return }
-            Unmanaged.passUnretained(first)._withUnsafeGuaranteedRef { first in
+            guard groups.count > 1 else {
+                // One consumer (the usual case of a store with one `StateConsumer`): its group.
+                guard let group = groups.first else { return }
+                Unmanaged.passUnretained(group)._withUnsafeGuaranteedRef { group in
+                    guard isDue(group, inPass: passNumber) else { return }
+                    cursor.order = group.order
+                    group.deliverAll(state, drain)
+                }
+                return
+            }
+            // One node fired: its groups are of one type (one selection of one store's state), and
+            // the loop over them runs in code compiled for it, at one call level (see
+            // ``MemberGroup/deliverGroups``).
+            let level = drain.beginCalls()
+            Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
                 first.deliverGroups(groups, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
             }
+            drain.endCalls(level)
         }
-        drain.endCalls(level)
     }
 
     /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.
