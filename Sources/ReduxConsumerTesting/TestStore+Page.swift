@@ -92,7 +92,7 @@ extension TestStore {
     public func page<GlobalState>(global: GlobalState.Type = GlobalState.self) -> PageStore<State, GlobalState> {
         guard let page = subject.page as? PageStore<State, GlobalState> else {
             let made = subject.page.map { "for \(type(of: $0))" } ?? "for a plain Store<\(State.self)>"
-            preconditionFailure("TestStore.page(global: \(GlobalState.self).self): this test store was made \(made).")
+            stopOnMisuse("TestStore.page(global: \(GlobalState.self).self): this test store was made \(made).")
         }
         return page
     }

@@ -139,7 +139,7 @@ extension StateConsumer {
     @inlinable
     static func isolation(of callbackIsolation: (any Actor)?, on actor: any Actor) -> any Actor {
         if let callbackIsolation {
-            precondition(
+            requireProperUse(
                 callbackIsolation === actor,
                 "StateConsumer<\(State.self)>.add(_:on:): the callback is isolated to \(type(of: callbackIsolation)), not to \(type(of: actor)) given in `on:`; isolate it to that actor (for example `{ @MainActor old, new in … }` with `on: MainActor.shared`)."
             )

@@ -65,7 +65,7 @@ extension StateConsumer {
     func beginSubscription(to host: ConsumerHost) -> (epoch: UInt64, isFirst: Bool) {
         control.withLock { control in
             if let subscription = control.subscription {
-                precondition(
+                requireProperUse(
                     subscription.host === host,
                     "StateConsumer<\(State.self)> is subscribed to \(subscription.host) and was subscribed to \(host) too: a consumer belongs to one store at a time. Cancel the first subscription before subscribing it elsewhere, or use one consumer per store."
                 )

@@ -88,7 +88,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     public func consume(newState: State) {
         let host = control.withLock { control -> ConsumerHost in
             if let subscription = control.subscription {
-                preconditionFailure(
+                stopOnMisuse(
                     "StateConsumer<\(State.self)>.consume(newState:) was called while the consumer is subscribed to \(subscription.host); a consumer is fed by one source at a time. Cancel the subscription first, or feed it only from the store."
                 )
             }

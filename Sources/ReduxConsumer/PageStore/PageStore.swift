@@ -157,7 +157,7 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         deliveringOn queue: DispatchQueue? = nil,
         diagnostics: (@Sendable (_ message: String) -> Void)? = nil
     ) {
-        precondition(
+        requireProperUse(
             !global.drain.isReducingOnCurrentThread,
             "PageStore<\(State.self), \(GlobalState.self)> was created inside the reducer of its global store \(global): a reducer must only change the state it is given. Create pages where their owner lives (a screen, a request handler, a task), or from a middleware or a callback."
         )

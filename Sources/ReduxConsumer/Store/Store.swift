@@ -206,7 +206,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// the state to change: that stops the program with a message saying so.
     public var state: State {
         if drain.isAccessibleFromCurrentThread {
-            precondition(
+            requireProperUse(
                 !drain.isReducingOnCurrentThread,
                 "\(description).state was read inside the store's own reducer: use the reducer's `state` parameter, which is the state being changed."
             )

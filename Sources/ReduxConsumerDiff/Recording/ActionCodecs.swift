@@ -127,15 +127,15 @@ public struct ActionCodecs: Sendable {
     }
 
     private mutating func add(_ codec: Codec, for type: any Action.Type) {
-        precondition(!codec.name.isEmpty, "ActionCodecs: \(codec.typeName) needs a non-empty name")
+        requireProperUse(!codec.name.isEmpty, "ActionCodecs: \(codec.typeName) needs a non-empty name")
         if let existing = byName[codec.name] {
-            preconditionFailure(
+            stopOnMisuse(
                 "ActionCodecs: the name \"\(codec.name)\" is already registered for \(existing.typeName); "
                     + "choose another name for \(codec.typeName)"
             )
         }
         if let existing = byType[ObjectIdentifier(type)] {
-            preconditionFailure(
+            stopOnMisuse(
                 "ActionCodecs: \(codec.typeName) is already registered as \"\(existing.name)\""
             )
         }

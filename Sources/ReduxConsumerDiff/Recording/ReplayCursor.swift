@@ -45,8 +45,8 @@ public final class ReplayCursor<State: Sendable> {
     ///   - checkpointInterval: Every how many actions a state is kept for going back: lower is
     ///     faster back, higher uses less memory.
     public init(reader: RecordingReader<State>, reducer: Reducer<State>, checkpointInterval: Int = 1_000) {
-        precondition(checkpointInterval > 0, "ReplayCursor: checkpointInterval must be positive")
-        precondition(reader.lastIndex == 0, "ReplayCursor: give it a reader that has not been read from")
+        requireProperUse(checkpointInterval > 0, "ReplayCursor: checkpointInterval must be positive")
+        requireProperUse(reader.lastIndex == 0, "ReplayCursor: give it a reader that has not been read from")
         self.reader = reader
         self.reducer = reducer
         self.checkpointInterval = checkpointInterval
@@ -96,7 +96,7 @@ public final class ReplayCursor<State: Sendable> {
     ///   again.
     @discardableResult
     public func move(to target: Int) throws(ReplayError) -> ReplayStep<State>? {
-        precondition(target >= 0, "ReplayCursor: actions are numbered from 1; 0 is the initial state")
+        requireProperUse(target >= 0, "ReplayCursor: actions are numbered from 1; 0 is the initial state")
         if target <= index {
             try rewind(toAtMost: max(target - 1, 0))
         }

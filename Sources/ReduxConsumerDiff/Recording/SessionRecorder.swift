@@ -84,7 +84,7 @@ public final class SessionRecorder<State: Sendable>: Sendable {
         unregisteredActions: UnregisteredActions = .fail,
         flushThreshold: Int = 64 * 1024
     ) throws(RecordingError) {
-        precondition(snapshotInterval.map { $0 > 0 } ?? true, "SessionRecorder: snapshotInterval must be positive")
+        requireProperUse(snapshotInterval.map { $0 > 0 } ?? true, "SessionRecorder: snapshotInterval must be positive")
         var encodeState: (@Sendable (State, EncodingStream) throws -> Void)?
         if State.self is any Encodable.Type {
             encodeState = { state, stream in

@@ -1,3 +1,5 @@
+import ReduxConsumer
+
 /// How a recording fingerprints the state after each action, so a replay can tell the moment it
 /// stops reproducing the recorded session.
 ///
@@ -35,7 +37,8 @@ public struct StateHash<State: Sendable>: Sendable {
     ///   - hash: Returns the same value for equal states in every process. Called on the thread
     ///     that dispatches, outside any lock.
     public init(name: String, _ hash: @escaping @Sendable (_ state: State) -> UInt64) {
-        precondition(!name.isEmpty && name != Self.structuralName, "StateHash: choose a name other than \"\(name)\"")
+        requireProperUse(
+            !name.isEmpty && name != Self.structuralName, "StateHash: choose a name other than \"\(name)\"")
         self.name = name
         compute = { state, _ in hash(state) }
     }
