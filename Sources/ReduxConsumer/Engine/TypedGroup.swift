@@ -156,6 +156,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @inlinable
     @inline(__always)
     func callSoleMember(state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel?) {
+        // Calls nest only through a consumer fed again from its own callback, which waits for
+        // the pass in progress: one deep in practice, far from wrapping.
+        assert(soleCalls < .max, "too many nested calls of a group's sole callback")
         soleCalls &+= 1
         callSole(state: state, drain: drain, level: level)
         soleCalls &-= 1
