@@ -16,6 +16,13 @@ struct BorrowedEntry<State: Sendable, Value: Sendable>: ~Copyable {
     @usableFromInline let identifier: UInt64
     @usableFromInline let element: BorrowedCallback<State, Value>?
 
+    /// A slot of its own (a member called from a copy of its callback).
+    @inlinable
+    init(identifier: UInt64, element: consuming BorrowedCallback<State, Value>?) {
+        self.identifier = identifier
+        self.element = element
+    }
+
     /// Whether this view has the size, stride and alignment of the slot it views.
     @inlinable
     static var matchesLayout: Bool {

@@ -307,7 +307,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
 
     /// Calls `callback`, the member in `slot`, with the cell's values: in place when the consumer
     /// has no queue and no catch-up is under way, else through
-    /// ``deliverElsewhere(slot:state:drain:)``.
+    /// ``deliverElsewhere(slot:state:drain:)``. The caller's copy of the callback keeps it alive
+    /// (a pass that interleaves several groups' members calls them one by one, between calls that
+    /// may change this list).
     @inlinable
     @inline(__always)
     func call(
@@ -318,29 +320,13 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
             deliverElsewhere(slot: slot, state: state, drain: drain)
             return
         }
-        switch callback {
-        case .change(let callback)?:
-            let old = cell.previous
-            let new = cell.last
-            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
-            callback(old, new)
-        case .value(let callback)?:
-            let old = cell.previous
-            let new = cell.last
-            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
-            callback(new)
-        case .changeInState(let callback)?:
-            let old = cell.previous
-            let new = cell.last
-            guard drain.willCall(tag: tag, member: member) else { return skip(member, old: old) }
-            ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
-        case .isolated?:
-            deliverElsewhere(slot: slot, state: state, drain: drain)
-            return
-        case nil:
-            return
-        }
-        drain.didCall()
+        guard let callback else { return }
+        // One call at a level of its own, like a call named with `willCall(tag:member:)`.
+        let level = drain.beginCalls()
+        call(
+            BorrowedEntry(identifier: member, element: BorrowedCallback(callback)), slot: slot, state: state,
+            drain: drain, level: level)
+        drain.endCalls(level)
     }
 
     /// ``deliver(slot:state:drain:)`` for a member that is posted (a queue, an actor) or called
