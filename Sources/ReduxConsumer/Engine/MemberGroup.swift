@@ -117,6 +117,7 @@ final class MemberGroup {
 
     /// The engine of ``skippedInPass``: its `ObjectIdentifier` as a number (0: none), a word where
     /// an optional takes two. Last: read only when the pass number matches.
+    // `@exclusivity(unchecked)`: as for the fields at the top (confined, single loads and stores).
     @exclusivity(unchecked) @usableFromInline var skippedBy: UInt = 0
 
     /// Whether the group is one no other member may join (see ``soleMember``).

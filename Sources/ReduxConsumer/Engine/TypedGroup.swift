@@ -13,7 +13,10 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     // builds.
 
     // `@exclusivity(unchecked)`: read for every callback; confinement rules out accesses from two
-    // threads, and no access spans a user callback (a callback is copied out before it is called).
+    // threads, and no write overlaps another access: the one access that spans a user callback is
+    // the read of `soleCallback` while it is called, and it is written only when no call of it is
+    // under way (`noteSoleMember` checks `soleCalls`; `BorrowedMemberTests` fails, optimized, if
+    // it were replaced during its call).
 
     // What a delivery reads comes first, in 64 bytes with the object's header (stored properties
     // are laid out in declaration order): a group of one member is delivered from this object's
