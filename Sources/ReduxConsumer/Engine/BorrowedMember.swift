@@ -4,9 +4,11 @@
 /// Calling a callback copied out of the list costs an atomic retain and release of its closure's
 /// context per call, about half of what delivering a member costs. Through this view the delivery
 /// loop borrows the closure instead: Swift may copy a copyable value at any read, but never a
-/// noncopyable one, so a `switch` over a borrowed view binds the closure in place. The loop keeps
-/// the list's buffer alive for its whole length (see ``TypedGroup/deliverAll(state:drain:)``), which
-/// keeps every callback in it alive however the callbacks change the list meanwhile.
+/// noncopyable one, so a `switch` over a borrowed view binds the closure in place. Whoever lends
+/// a view keeps its callback alive until the call returns: the delivery loop keeps a copy of the
+/// list's buffer for its whole length (see ``TypedGroup/deliverEach(state:drain:level:)``), however
+/// the callbacks change the list meanwhile; a member called from a copy of its callback owns the
+/// view it builds around that copy.
 ///
 /// Same stored properties, same cases with the same payloads in the same order as the types it
 /// views, so the same layout; ``matchesLayout`` checks the sizes in debug builds and
