@@ -326,12 +326,14 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 /// the store's drain.
 final class StoreShared<State>: @unchecked Sendable {
     // @unchecked: every access is inside `Drain.locked` of the owning store's drain.
-    /// The published state; a pointer so that the store's specialised copy can write it in
-    /// place. Allocated in `init`, freed in `deinit`, read and written under the lock only.
-    let state: UnsafeMutablePointer<State>
-    /// The state a publish replaced, between the move under the lock and its release after it;
-    /// uninitialised otherwise. Touched by the drain's owner only.
-    let retired: UnsafeMutablePointer<State>
+    /// The published state: read under the lock by every thread, and without it by the drain's
+    /// owner, the only thread that writes it. One of two buffers allocated in `init` and freed in
+    /// `deinit`; `publish()` swaps them.
+    // `@exclusivity(unchecked)`: accessed under the lock or by its one writer, never across a call.
+    @exclusivity(unchecked) private(set) var state: UnsafeMutablePointer<State>
+    /// The other buffer: between a publish (under the lock) and its release (right after it), the
+    /// state that publish replaced; uninitialised otherwise. Touched by the drain's owner only.
+    @exclusivity(unchecked) private var retired: UnsafeMutablePointer<State>
     var subscriberCount = 0
     /// The last call order handed out; closure subscribers and consumers are called in this order.
     var lastOrder: UInt64 = 0
@@ -355,9 +357,15 @@ final class StoreShared<State>: @unchecked Sendable {
         self.publishing = publishing
     }
 
-    /// Publishes the working state; the drain's owner calls it under the drain's lock.
+    /// Publishes the working state; the drain's owner calls it under the drain's lock. The state
+    /// it replaces stays where it is, in the buffer that becomes `retired`: swapping the two
+    /// pointers saves moving a whole state (callgrind, S1).
     func publish() {
-        publishing.replace(state, retired, working)
+        // By hand: the generic `swap` would look up the pointer type's metadata on every call.
+        let fresh = retired
+        retired = state
+        state = fresh
+        publishing.copy(working, fresh)
     }
 
     /// Releases the state `publish()` replaced; the drain's owner calls it after the lock.
@@ -373,26 +381,20 @@ final class StoreShared<State>: @unchecked Sendable {
 }
 
 /// How a store publishes its state, compiled in the module that made the store for its concrete
-/// `State` (this module runs the store's code unspecialised, where a move, a copy or a release
-/// goes field by field through the type's value witnesses): a state's copy is the cost of
-/// publishing it.
+/// `State` (this module runs the store's code unspecialised, where a copy or a release goes field
+/// by field through the type's value witnesses): a state's copy is the cost of publishing it.
 @usableFromInline
 struct StatePublishing<State>: Sendable {
-    /// Under the drain's lock, moves and copies only: sets the published state aside in `retired`
-    /// and copies the working state in its place.
-    let replace:
-        @Sendable (
-            _ published: UnsafeMutablePointer<State>, _ retired: UnsafeMutablePointer<State>,
-            _ working: UnsafeMutablePointer<State>
-        ) -> Void
-    /// After the lock: releases what `replace` set aside (a `deinit` it runs is user code).
+    /// Under the drain's lock, a copy only (no user code): initialises `published`, uninitialised
+    /// memory, with a copy of `working`.
+    let copy: @Sendable (_ working: UnsafeMutablePointer<State>, _ published: UnsafeMutablePointer<State>) -> Void
+    /// After the lock: releases the state a publish replaced (a `deinit` it runs is user code).
     let release: @Sendable (_ retired: UnsafeMutablePointer<State>) -> Void
 
     @inlinable
     init() {
         self.init(
-            replace: { published, retired, working in
-                retired.moveInitialize(from: published, count: 1)
+            copy: { working, published in
                 // In place: `initialize(to: working.pointee)` would copy field by field through a
                 // temporary, half again the cost for a large struct (callgrind, S1).
                 published.initialize(from: working, count: 1)
@@ -403,13 +405,10 @@ struct StatePublishing<State>: Sendable {
 
     @usableFromInline
     init(
-        replace:
-            @escaping @Sendable (
-                UnsafeMutablePointer<State>, UnsafeMutablePointer<State>, UnsafeMutablePointer<State>
-            ) -> Void,
+        copy: @escaping @Sendable (UnsafeMutablePointer<State>, UnsafeMutablePointer<State>) -> Void,
         release: @escaping @Sendable (UnsafeMutablePointer<State>) -> Void
     ) {
-        self.replace = replace
+        self.copy = copy
         self.release = release
     }
 }
