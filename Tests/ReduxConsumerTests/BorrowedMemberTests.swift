@@ -200,6 +200,31 @@ struct OneSelectionManyConsumersTests {
         #expect(freed.values.count == 2)
         for subscription in subscriptions.value { subscription.cancel() }
     }
+
+    /// A later consumer that leaves and comes back during the pass (from an earlier one's
+    /// callback) hears the change once, as it comes back: the pass skips it, and calls the ones
+    /// after it as usual; a consumer that only leaves is not called.
+    @Test func aLaterConsumerThatLeavesAndComesBackDuringThePassHearsTheChangeOnce() {
+        let store = makeStore()
+        let log = Recorder<String>()
+        let consumers = (0..<5).map { _ in StateConsumer<AppState>() }
+        let subscriptions = Box<[Subscription]>([])
+        for (index, consumer) in consumers.enumerated() {
+            consumer.add(\.counter) { old, new in
+                log.append("\(index): \(old) → \(new)")
+                guard index == 0, new == 1 else { return }
+                subscriptions.value[2].cancel()
+                subscriptions.value[2] = store.subscribe(consumers[2])
+                subscriptions.value[3].cancel()
+            }
+            subscriptions.value.append(store.subscribe(consumer))
+        }
+        store.dispatch(CounterAction.increment)
+        #expect(log.values == ["0: 0 → 1", "2: 0 → 1", "1: 0 → 1", "4: 0 → 1"])
+        store.dispatch(CounterAction.increment)
+        #expect(log.values.suffix(4) == ["0: 1 → 2", "1: 1 → 2", "4: 1 → 2", "2: 1 → 2"])
+        for subscription in subscriptions.value { subscription.cancel() }
+    }
 }
 
 /// Captured by a callback; says when it is freed.

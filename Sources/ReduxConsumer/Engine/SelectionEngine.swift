@@ -30,6 +30,9 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var firedNodes: [Int] = []
     /// The pass in progress: the fired groups in call order.
     @exclusivity(unchecked) private var firedGroups: [MemberGroup] = []
+    /// When one node fired: its ``SelectionNode/entries``, index for index with `firedGroups`
+    /// (both are that node's lists as the pass began).
+    @exclusivity(unchecked) private var firedEntries: [DeliveryEntry] = []
     /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
     @exclusivity(unchecked) private var eachGroupIsARun = false
     /// Where the groups of several fired nodes are merged (kept to spare an allocation per pass).
@@ -79,6 +82,7 @@ final class SelectionEngine {
                 group.node = nil
             }
             node.groups.removeAll()
+            node.entries.removeAll()
         }
     }
 
@@ -149,6 +153,7 @@ final class SelectionEngine {
             for group in registration.groups {
                 group.skip(inPass: passNumber, of: ObjectIdentifier(self))
             }
+            cursor.skipPass = passNumber
         }
         // Members added from here on (inside the callbacks below) wait for the next state.
         registration.waiting.beginIteration()
@@ -212,6 +217,7 @@ final class SelectionEngine {
                 // before the pass reaches it (fed by hand from a callback, say) and hear the
                 // change there, from its members' own last values.
                 group.skip(inPass: passNumber, of: ObjectIdentifier(self))
+                cursor.skipPass = passNumber
                 // Members that joined it during the pass waited for the pass's end, which no
                 // longer concerns them: they join now, from the value they were added at (the
                 // group's last), so that wherever the group goes next they hear what follows.
@@ -336,6 +342,7 @@ final class SelectionEngine {
             let node = nodes[firstFired]
             node.firedPass = passNumber
             firedGroups = node.groups
+            firedEntries = node.entries
             eachGroupIsARun = true
             return firedGroups.count
         }
@@ -448,8 +455,12 @@ final class SelectionEngine {
             // the loop over them runs in code compiled for it, at one call level (see
             // ``MemberGroup/deliverGroups``).
             let level = drain.beginCalls()
-            Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
-                first.deliverGroups(groups, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
+            // Like `firedGroups`, `firedEntries` changes only in `evaluate` and `endPass()`.
+            firedEntries.withUnsafeBufferPointer { entries in
+                Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
+                    first.deliverGroups(
+                        groups, entries, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
+                }
             }
             drain.endCalls(level)
         }
@@ -490,6 +501,9 @@ final class SelectionEngine {
         // a deinit that removes another consumer.
         let fired = firedGroups
         firedGroups = []
+        if !firedEntries.isEmpty {
+            firedEntries = []
+        }
         withExtendedLifetime(fired) {}
     }
 

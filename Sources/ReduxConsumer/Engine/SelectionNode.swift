@@ -20,6 +20,10 @@ final class SelectionNode {
     /// as much as the rest of a one-node pass's bookkeeping); the node is confined to its
     /// engine's drain, and a pass shares or reads the list between callbacks, never across one.
     @exclusivity(unchecked) var groups: [MemberGroup] = []
+    /// What a delivery loop reads of each group in `groups`, at the same index (see
+    /// ``DeliveryEntry``); changed with `groups`, always both at once. `@exclusivity(unchecked)`
+    /// as `groups`.
+    @exclusivity(unchecked) var entries: [DeliveryEntry] = []
     #if DEBUG
         /// Counts attachments and detachments, in debug builds: a pass that reads `groups` in
         /// place, unretained, asserts that it did not change meanwhile (see
@@ -51,9 +55,12 @@ final class SelectionNode {
             changes &+= 1
         #endif
         if let last = groups.last, last.order > group.order {
-            groups.insert(group, at: firstIndex(orderedAtOrAfter: group.order))
+            let index = firstIndex(orderedAtOrAfter: group.order)
+            groups.insert(group, at: index)
+            entries.insert(DeliveryEntry(group), at: index)
         } else {
             groups.append(group)
+            entries.append(DeliveryEntry(group))
         }
     }
 
@@ -71,6 +78,7 @@ final class SelectionNode {
         while index < groups.count, groups[index].order == group.order {
             if groups[index] === group {
                 groups.remove(at: index)
+                entries.remove(at: index)
                 return
             }
             index += 1

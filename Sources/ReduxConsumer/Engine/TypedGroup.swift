@@ -1,3 +1,5 @@
+import ReduxConsumerAtomics
+
 /// The typed half of a ``MemberGroup``: one consumer's members on one selection, their callbacks
 /// and the cell they read `old` and `new` from.
 ///
@@ -174,34 +176,52 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     /// through its own ``MemberGroup/deliverAll``. One loop for a node's consumers instead of a
     /// call through each group's closure: a store with a page per request calls each page's
     /// consumer of one global field like this.
+    ///
+    /// `entries` are the node's ``DeliveryEntry``s, index for index with `groups`: the loop reads
+    /// a group's order and typed half there, and the group object itself only when it calls the
+    /// group through its closure or the pass marked groups skipped.
     @inlinable
     static func deliverGroups(
-        _ groups: UnsafeBufferPointer<MemberGroup>, state: UnsafeMutableRawPointer, drain: Drain,
-        level: Drain.CallLevel, pass: UInt64, engine: ObjectIdentifier, cursor: RunCursor
+        _ groups: UnsafeBufferPointer<MemberGroup>, entries: UnsafeBufferPointer<DeliveryEntry>,
+        state: UnsafeMutableRawPointer, drain: Drain, level: Drain.CallLevel, pass: UInt64,
+        engine: ObjectIdentifier, cursor: RunCursor
     ) {
         let typedState = state.assumingMemoryBound(to: State.self)
         let ownType = ObjectIdentifier(TypedGroup.self)
+        let prefetchDistance = 8
         for index in groups.indices {
+            let entry = entries[index]
+            if index &+ prefetchDistance < entries.count {
+                // The typed halves are scattered on the heap, but their addresses are here in a
+                // row: ask for one a few groups ahead, so that its line is in when the loop gets
+                // there (with thousands of pages on one field, each would miss the cache).
+                rc_prefetch(entries[index &+ prefetchDistance].typed)
+            }
             // Unretained: the pass's list of fired groups keeps each alive until its end, and no
             // pass replaces it before then (see ``SelectionEngine/deliverRuns(state:)``).
-            Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
-                guard !group.isSkipped(inPass: pass, of: engine) else { return }
-                cursor.order = group.order
-                guard ObjectIdentifier(type(of: group.members)) == ownType else {
-                    group.deliverAll(state, drain)
+            let group = Unmanaged.passUnretained(groups[index])
+            if _slowPath(cursor.skipPass == pass),
+                group._withUnsafeGuaranteedRef({ $0.isSkipped(inPass: pass, of: engine) })
+            {
+                continue
+            }
+            // A group the pass does not skip kept its order since the pass began.
+            assert(
+                group._withUnsafeGuaranteedRef { entry.describes($0) }, "a delivery entry out of step with its group")
+            cursor.order = entry.order
+            guard entry.type == ownType else {
+                group._withUnsafeGuaranteedRef { $0.deliverAll(state, drain) }
+                continue
+            }
+            // Of this type (checked just above), and unretained: the group holds its typed half
+            // for as long as it lives.
+            Unmanaged<TypedGroup>.fromOpaque(entry.typed)._withUnsafeGuaranteedRef { typed in
+                guard !typed.soleIsStale, typed.hasSoleCallback, typed.callsInPlace, !typed.isCatchingUp else {
+                    group._withUnsafeGuaranteedRef { $0.deliverAll(state, drain) }
                     return
                 }
-                // Of this type (checked just above), and unretained: the group holds its typed half
-                // for as long as it lives.
-                let typed = UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(group.members)))
-                Unmanaged<TypedGroup>.fromOpaque(typed.unsafelyUnwrapped)._withUnsafeGuaranteedRef { typed in
-                    guard !typed.soleIsStale, typed.hasSoleCallback, typed.callsInPlace, !typed.isCatchingUp else {
-                        group.deliverAll(state, drain)
-                        return
-                    }
-                    if !typed.isSilenced {
-                        typed.callSoleMember(state: typedState, drain: drain, level: level)
-                    }
+                if !typed.isSilenced {
+                    typed.callSoleMember(state: typedState, drain: drain, level: level)
                 }
             }
         }
@@ -420,9 +440,10 @@ extension TypedGroup {
             evaluate: evaluate,
             deliverAll: { [self] state, drain in deliverAll(state: state, drain: drain) },
             deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) },
-            deliverGroups: { groups, state, drain, level, pass, engine, cursor in
+            deliverGroups: { groups, entries, state, drain, level, pass, engine, cursor in
                 TypedGroup.deliverGroups(
-                    groups, state: state, drain: drain, level: level, pass: pass, engine: engine, cursor: cursor)
+                    groups, entries: entries, state: state, drain: drain, level: level, pass: pass, engine: engine,
+                    cursor: cursor)
             },
             list: { [self] query in answer(query) },
             removeMember: { [self] member in

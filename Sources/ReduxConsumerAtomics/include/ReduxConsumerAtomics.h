@@ -1,7 +1,7 @@
 #ifndef REDUX_CONSUMER_ATOMICS_H
 #define REDUX_CONSUMER_ATOMICS_H
 
-// The few atomic operations ReduxConsumer needs, and an asymmetric memory barrier.
+// The few atomic operations ReduxConsumer needs, an asymmetric memory barrier and a prefetch hint.
 //
 // A drain's owner publishes which callback it is about to call and then checks for removals with
 // plain (relaxed) loads and stores plus `rc_light_barrier`; a thread removing a consumer on
@@ -23,6 +23,12 @@ static inline uintptr_t rc_load_relaxed(const uintptr_t *address) {
 
 static inline void rc_store_relaxed(uintptr_t *address, uintptr_t value) {
     __atomic_store_n(address, value, __ATOMIC_RELAXED);
+}
+
+/// A hint to bring the cache line at `address` in for a read soon; never faults, whatever the
+/// address.
+static inline void rc_prefetch(const void *address) {
+    __builtin_prefetch(address, 0, 3);
 }
 
 /// Whether the heavy barrier is the process-wide one (set once by `rc_setup`).
