@@ -41,6 +41,27 @@ struct ReducerSideEffectTests {
         #expect(store.subscriberCount == 0)
     }
 
+    /// The same with a closure subscriber already there (the pass then has an old state to hand
+    /// out), for a closure and a listener: neither hears the action that registered them.
+    @Test func closureAndListenerSubscribedInsideTheReducerStartWithTheNextAction() {
+        let calls = Recorder<String>()
+        let subscriptions = Lock<[Subscription]>([])
+        let (store, release) = makeStore { store, _ in
+            let closure = store.subscribe { _, new in calls.append("closure \(new.counter)") }
+            let listener = store.observeActions { _ in calls.append("listener") }
+            subscriptions.withLock { $0 += [closure, listener] }
+        }
+        defer { release() }
+        let earlier = store.subscribe { _, new in calls.append("earlier \(new.counter)") }
+        guard finishesWithoutDeadlock({ store.dispatch(CounterAction.rename("subscribe")) }) else { return }
+        #expect(calls.values == ["earlier 0"])
+        store.dispatch(CounterAction.increment)
+        #expect(calls.values == ["earlier 0", "earlier 1", "closure 1", "listener"])
+        earlier.cancel()
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+        #expect(store.subscriberCount == 0)
+    }
+
     @Test func cancellingInsideTheStoresOwnReducerStopsBeforeThatActionIsNotified() {
         let calls = Recorder<Int>()
         let subscription = Lock<Subscription?>(nil)

@@ -92,6 +92,21 @@ extension StateConsumer {
         }
     }
 
+    /// Ends the subscription to `host`'s store, which is gone, and brings the registration home:
+    /// the consumer may then be subscribed elsewhere or fed by hand, its members keeping their
+    /// last values. Call from a job of `host`'s drain; returns what pending removals took out, to
+    /// release once the caller's work is done.
+    func storeDidEnd(_ host: ConsumerHost) -> [any Sendable] {
+        let isSubscribed = control.withLock { control in
+            guard control.subscription?.host === host else { return false }
+            control.subscription = nil
+            return true
+        }
+        guard isSubscribed else { return [] }
+        routes.dropAll()
+        return leave(host)
+    }
+
     /// Whether the subscription `epoch` to `host` is still on.
     func isSubscribed(epoch: UInt64, to host: ConsumerHost) -> Bool {
         control.withLock { $0.subscription?.epoch == epoch && $0.subscription?.host === host }

@@ -25,11 +25,13 @@ extension Store {
         let order = takeOrder()
         let tag = subscriber.tag
         let registration: @Sendable (Store) -> Void = { store in
-            guard !store.wasCancelledEarly(order) else { return }
             let core = store.core.value
-            // Unretained in the list the pass walks: `subscribers` owns it.
-            core.closures.insert(Unmanaged.passUnretained(subscriber as AnyObject), identifier: order)
-            core.subscribers[order] = subscriber
+            store.registerAfterAction(core) {
+                guard !store.wasCancelledEarly(order) else { return }
+                // Unretained in the list the pass walks: `subscribers` owns it.
+                core.closures.insert(Unmanaged.passUnretained(subscriber as AnyObject), identifier: order)
+                core.subscribers[order] = subscriber
+            }
         }
         return (registration, Subscription { [weak self] in self?.removeClosure(order, tag: tag) })
     }
@@ -133,8 +135,11 @@ extension Store {
         let listener = Listener(listener)
         let tag = listener.tag
         let registration: @Sendable (Store) -> Void = { store in
-            guard !store.wasCancelledEarly(order) else { return }
-            store.core.value.listeners.insert(listener, identifier: order)
+            let core = store.core.value
+            store.registerAfterAction(core) {
+                guard !store.wasCancelledEarly(order) else { return }
+                core.listeners.insert(listener, identifier: order)
+            }
         }
         return (registration, Subscription { [weak self] in self?.removeListener(order, tag: tag) })
     }

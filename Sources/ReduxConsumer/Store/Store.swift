@@ -107,6 +107,28 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 
     deinit {
         tearDown()
+        freeConsumers()
+    }
+
+    /// Ends the subscriptions of the consumers still subscribed as the store goes: a consumer that
+    /// outlives its store can be subscribed to another one, or fed by hand.
+    private func freeConsumers() {
+        // Made with the first subscribed consumer: no host, no consumer to free.
+        guard let host = drain.locked({ madeHost }) else { return }
+        let core = core
+        let garbage = Garbage()
+        // A job of the drain, as every change of the consumers is; it runs now unless a consumer's
+        // add on another thread holds the drain (no job of this store's own can, since each keeps
+        // the store alive).
+        drain.submit(.control, generation: ThreadContext.current.generation) {
+            let consumers = core.value.consumers
+            core.value.consumers = [:]
+            garbage.keep(Array(consumers.values))
+            for consumer in consumers.values {
+                garbage.keep(consumer.storeDidEnd(host))
+            }
+        }
+        withExtendedLifetime(garbage) {}
     }
 
     /// What ends with the store: async sequences to finish, waits to end (made on first use: a
@@ -279,10 +301,46 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     ///
     /// - Parameter context: The calling thread's context, when the caller has it at hand.
     func process(_ action: any Action, context: ThreadContext = .current) {
-        if let chain = core.value.chain {
-            chain(action)
+        let core = core.value
+        if let chain = core.chain {
+            inAction(core) { chain(action) }
         } else {
             reduceAndNotify(action, context: context)
+        }
+    }
+
+    /// Runs `body`, the processing of an action, as part of the action in progress or as an action
+    /// of its own: closures and listeners registered meanwhile join when the outermost one ends
+    /// (see ``StoreCore/isInAction``).
+    @inline(__always)
+    private func inAction(_ core: StoreCore<State>, _ body: () -> Void) {
+        let isOutermost = !core.isInAction
+        core.isInAction = true
+        body()
+        guard isOutermost else { return }
+        core.isInAction = false
+        if !core.joinAfterAction.isEmpty {
+            joinLateRegistrations(core)
+        }
+    }
+
+    /// Registers the closures and listeners that waited for the action to end, in the order they
+    /// were registered.
+    private func joinLateRegistrations(_ core: StoreCore<State>) {
+        let late = core.joinAfterAction
+        core.joinAfterAction = []
+        for register in late {
+            register()
+        }
+    }
+
+    /// Runs `register`, a closure subscriber's or a listener's registration, now, or once the
+    /// action in progress is over (it starts with the next action).
+    func registerAfterAction(_ core: StoreCore<State>, _ register: @escaping () -> Void) {
+        if core.isInAction {
+            core.joinAfterAction.append(register)
+        } else {
+            register()
         }
     }
 
@@ -303,6 +361,10 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// trip the drain makes then anyway.
     private func reduceAndNotify(_ action: any Action, context: ThreadContext) {
         let core = core.value
+        inAction(core) { reduceAndNotify(core, action, context: context) }
+    }
+
+    private func reduceAndNotify(_ core: StoreCore<State>, _ action: any Action, context: ThreadContext) {
         let state = core.state
         // A state reduced earlier in this job, not published yet: the closure subscribers' `old`.
         drain.publishIfNeeded()

@@ -32,6 +32,11 @@ final class StoreCore<State: Sendable> {
     var consumers: [ObjectIdentifier: StateConsumer<State>] = [:]
     /// Whether a pass is notifying right now.
     @exclusivity(unchecked) var isNotifying = false
+    /// Whether an action is being processed, from its first middleware to its last listener:
+    /// closure subscribers and listeners registered meanwhile wait in `joinAfterAction`, so that
+    /// they start with the next action, wherever in this one they were registered.
+    @exclusivity(unchecked) var isInAction = false
+    @exclusivity(unchecked) var joinAfterAction: [() -> Void] = []
     /// Whether the pass is calling subscribers and consumers (until its engine's `endPass()`;
     /// the action listeners come after): an engine a consumer brings meanwhile holds its members'
     /// `.instantly` calls for that `endPass()`, and one brought later (from a listener) does not.
