@@ -112,13 +112,14 @@ extension StateConsumer {
         control.withLock { $0.subscription?.epoch == epoch && $0.subscription?.host === host }
     }
 
-    /// Moves the registration to `host` (a store's, as it subscribes the consumer), then runs
-    /// `attach` (submitted from the caller's context once the move is done).
+    /// Moves the registration to `host` (a store's, as subscription `epoch` to it begins).
     ///
     /// The move runs on the drain of the consumer's own host when it has one, so it is ordered
     /// with states fed by hand; it detaches the registration from its own engine there, keeping its
-    /// members' last values.
-    func move(to host: ConsumerHost) {
+    /// members' last values. It does nothing if the subscription ended before it ran (subscribed
+    /// and cancelled inside one reducer, where the move waits for the reducer to return and the
+    /// cancellation does not): the consumer stays home, free to be fed by hand.
+    func move(to host: ConsumerHost, epoch: UInt64) {
         let own = control.withLock { control -> ConsumerHost? in
             guard let own = control.existingOwnHost, control.home === own else {
                 control.home = host
@@ -129,7 +130,7 @@ extension StateConsumer {
         guard let own else { return }
         let garbage = Garbage()
         own.drain.submit(.control, generation: ThreadContext.current.generation) { [self] in
-            garbage.keep(hand(from: own, to: host))
+            garbage.keep(hand(from: own, to: host, ifSubscribed: epoch))
         }
         withExtendedLifetime(garbage) {}
     }
@@ -144,10 +145,14 @@ extension StateConsumer {
     /// Moves the registration from `from` to `to` (`nil`: no host until one is needed), from a job
     /// of `from`'s drain: detaches it from `from`'s engine and does the member removals other
     /// threads marked on that drain, all under the consumer's lock, so no removal decided against
-    /// `from` is lost and none runs against `to` before the registration is there.
-    private func hand(from: ConsumerHost, to: ConsumerHost?) -> [any Sendable] {
+    /// `from` is lost and none runs against `to` before the registration is there. With `epoch`, it
+    /// moves only if subscription `epoch` to `to` is still on.
+    private func hand(from: ConsumerHost, to: ConsumerHost?, ifSubscribed epoch: UInt64? = nil) -> [any Sendable] {
         let registration = members.registration(in: from)
         return control.withLock { control in
+            if let epoch, control.subscription?.epoch != epoch || control.subscription?.host !== to {
+                return []  // the subscription it was moving for has ended
+            }
             var removed: [any Sendable] = []
             for scope in from.drain.markedRemovals(of: members.tag) {
                 if case .member(let id) = scope {

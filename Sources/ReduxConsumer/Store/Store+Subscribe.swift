@@ -77,7 +77,7 @@ extension Store {
         }
         guard isFirst else { return (nil, subscription) }
         let order = takeOrder()
-        consumer.move(to: host)
+        consumer.move(to: host, epoch: epoch)
         let registration: @Sendable (Store) -> Void = { store in
             let host = store.host
             guard consumer.isSubscribed(epoch: epoch, to: host) else { return }
