@@ -60,6 +60,11 @@ struct Ledger {
         handles.isEmpty ? nil : number % handles.count
     }
 
+    /// The indices of `consumer`'s uncancelled subscription handles, oldest first.
+    func liveHandles(of consumer: Int) -> [Int] {
+        handles.indices.filter { handles[$0].consumer == consumer && !handles[$0].isCancelled }
+    }
+
     func bag(_ number: Int) -> Int {
         number % bags.count
     }

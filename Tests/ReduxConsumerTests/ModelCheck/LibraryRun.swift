@@ -130,6 +130,12 @@ final class LibraryRun: ProgramRunner, @unchecked Sendable {
                 ledger.endSubscribing()
                 keep(subscription, consumer: consumer, bag: bag, in: graph)
             }
+        case .resubscribe(let number):
+            // The same steps as in the other runner, so both see the same handles.
+            for handle in ledger.liveHandles(of: ledger.consumer(number)) {
+                perform(.cancelSubscription(handle))
+            }
+            perform(.subscribe(consumer: number, bag: nil))
         case .cancelSubscription(let number):
             if let handle = ledger.handle(number) {
                 _ = ledger.cancelHandle(handle)

@@ -19,6 +19,9 @@ indirect enum Instruction: Sendable {
     case releaseOwner(Int)
     case subscribe(consumer: Int, bag: Int?)
     case cancelSubscription(Int)
+    /// Cancels every live subscription handle of the consumer, then subscribes it again: from a
+    /// callback, the consumer leaves and comes back in the middle of a pass.
+    case resubscribe(consumer: Int)
     /// `consumer.consume(newState:)`; skipped while the consumer is subscribed or in a pass.
     case feed(consumer: Int, CheckState)
     case subscribeClosure(Reaction?, bag: Int?)
@@ -87,6 +90,8 @@ extension Instruction {
             return .removeAll(consumer: consumer % consumerCount)
         case .subscribe(let consumer, let bag):
             return .subscribe(consumer: consumer % consumerCount, bag: bag)
+        case .resubscribe(let consumer):
+            return .resubscribe(consumer: consumer % consumerCount)
         case .feed(let consumer, let state):
             return .feed(consumer: consumer % consumerCount, state)
         case .subscribeClosure(let nested, let bag):
@@ -122,6 +127,7 @@ extension Instruction: CustomStringConvertible {
         case .releaseOwner(let owner): "release owner[\(owner)]"
         case .subscribe(let consumer, let bag): "subscribe(c\(consumer))" + Self.bagSuffix(bag)
         case .cancelSubscription(let subscription): "subscription[\(subscription)].cancel()"
+        case .resubscribe(let consumer): "resubscribe(c\(consumer))"
         case .feed(let consumer, let state): "c\(consumer).consume(\(state))"
         case .subscribeClosure(let reaction, let bag):
             "subscribe { old, new in }" + Self.bagSuffix(bag) + Self.reactionSuffix(reaction)

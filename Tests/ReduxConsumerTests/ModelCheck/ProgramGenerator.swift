@@ -33,7 +33,8 @@ struct ProgramGenerator {
         case 78..<81: .emptyBag(below(ModelCheck.bagCount))
         case 81..<83: .releaseBag(below(ModelCheck.bagCount))
         case 83..<86: .releaseOwner(below(8))
-        case 86..<92: .feed(consumer: below(4), state())
+        case 86..<90: .feed(consumer: below(4), state())
+        case 90..<92: .resubscribe(consumer: below(4))
         case 92..<96: .subscribeClosure(reaction(depth: depth), bag: bag())
         default: .observeActions(reaction(depth: depth), bag: bag())
         }

@@ -179,6 +179,12 @@ final class RuleModel: ProgramRunner {
                 ledger.endSubscribing()
                 ledger.recordHandle(consumer: consumer, bag: bag)
             }
+        case .resubscribe(let number):
+            // The same steps as in the other runner, so both see the same handles.
+            for handle in ledger.liveHandles(of: ledger.consumer(number)) {
+                perform(.cancelSubscription(handle))
+            }
+            perform(.subscribe(consumer: number, bag: nil))
         case .cancelSubscription(let number):
             if let handle = ledger.handle(number) {
                 cancel(handle)
