@@ -301,22 +301,29 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     ///
     /// - Parameter context: The calling thread's context, when the caller has it at hand.
     func process(_ action: any Action, context: ThreadContext = .current) {
-        let core = core.value
-        if let chain = core.chain {
-            inAction(core) { chain(action) }
-        } else {
+        guard let chain = core.value.chain else {
             reduceAndNotify(action, context: context)
+            return
         }
+        let core = core.value
+        let isOutermost = beginAction(core)
+        chain(action)
+        endAction(core, isOutermost: isOutermost)
     }
 
-    /// Runs `body`, the processing of an action, as part of the action in progress or as an action
-    /// of its own: closures and listeners registered meanwhile join when the outermost one ends
-    /// (see ``StoreCore/isInAction``).
+    /// Marks `core` as processing an action (see ``StoreCore/isInAction``); returns whether this
+    /// is the outermost mark, the one to pass to ``endAction(_:isOutermost:)``.
     @inline(__always)
-    private func inAction(_ core: StoreCore<State>, _ body: () -> Void) {
+    private func beginAction(_ core: StoreCore<State>) -> Bool {
         let isOutermost = !core.isInAction
         core.isInAction = true
-        body()
+        return isOutermost
+    }
+
+    /// Ends the mark of ``beginAction(_:)``: the outermost one lets in the closures and listeners
+    /// registered meanwhile.
+    @inline(__always)
+    private func endAction(_ core: StoreCore<State>, isOutermost: Bool) {
         guard isOutermost else { return }
         core.isInAction = false
         if !core.joinAfterAction.isEmpty {
@@ -361,10 +368,8 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// trip the drain makes then anyway.
     private func reduceAndNotify(_ action: any Action, context: ThreadContext) {
         let core = core.value
-        inAction(core) { reduceAndNotify(core, action, context: context) }
-    }
-
-    private func reduceAndNotify(_ core: StoreCore<State>, _ action: any Action, context: ThreadContext) {
+        let isOutermost = beginAction(core)
+        defer { endAction(core, isOutermost: isOutermost) }
         let state = core.state
         // A state reduced earlier in this job, not published yet: the closure subscribers' `old`.
         drain.publishIfNeeded()
