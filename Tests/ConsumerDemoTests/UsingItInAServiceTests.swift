@@ -33,7 +33,7 @@ actor Sessions {
     }
 
     func end(_ session: String) {
-        stores[session] = nil  // its effects are cancelled, its streams finish, its waits throw
+        stores[session] = nil  // its effects are cancelled, its streams finish
     }
 }
 

@@ -66,8 +66,8 @@ extension Store {
     ///   - timeout: The longest to wait, in seconds; `nil` (the default) waits as long as it takes.
     /// - Returns: The first state that satisfies `predicate`.
     /// - Throws: ``StoreWaitError/timedOut(after:)`` when the timeout passes first,
-    ///   ``StoreWaitError/storeGone`` when the store is released (or its page closed) first, and
-    ///   `CancellationError` when the waiting task is cancelled.
+    ///   ``StoreWaitError/storeGone`` when its page is closed first, and `CancellationError` when
+    ///   the waiting task is cancelled. The wait keeps the store alive until it returns.
     public func wait(
         until predicate: @escaping @Sendable (State) -> Bool,
         timeout: Double? = nil
@@ -119,14 +119,14 @@ extension Store {
 public enum StoreWaitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The timeout, in seconds, passed before the state matched.
     case timedOut(after: Double)
-    /// The store was released, or its page closed, before the state matched.
+    /// The page was closed before the state matched (a wait keeps a plain store alive).
     case storeGone
 
     /// What went wrong, in a sentence.
     public var description: String {
         switch self {
         case .timedOut(let seconds): "the state did not match within \(seconds) s"
-        case .storeGone: "the store was released (or its page closed) before the state matched"
+        case .storeGone: "the page was closed before the state matched"
         }
     }
 }

@@ -22,7 +22,7 @@ extension Store {
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
+        .changes(of: self, buffering: buffering, post: StoreStream.changePoster(options: options)) { consumer, post in
             consumer.add(keyPath, options: options, post)
         }
     }
@@ -40,7 +40,7 @@ extension Store {
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
+        .changes(of: self, buffering: buffering, post: StoreStream.changePoster(options: options)) { consumer, post in
             consumer.add(selector, options: options, post)
         }
     }
@@ -59,7 +59,7 @@ extension Store {
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
+        .changes(of: self, buffering: buffering, post: StoreStream.changePoster(options: options)) { consumer, post in
             consumer.add(derived, options: options, post)
         }
     }
@@ -79,7 +79,10 @@ extension Store {
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        .changes(of: self, buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
+        .changes(
+            of: self, buffering: buffering,
+            post: StoreStream.changePoster(isSame: options.contains(.pulse) ? nil : isEqual)
+        ) { consumer, post in
             consumer.add(keyPath, isEqual: isEqual, options: options, post)
         }
     }
@@ -101,7 +104,8 @@ extension Store {
                 return
             }
             let (registration, feed) = closureSubscription { old, new in
-                channel.postChange(from: old, to: new)
+                // Every action is an element, changed or not: nothing is dropped when merged.
+                channel.postChange(from: old, to: new, cameBack: nil)
             }
             channel.attach(feed: feed, teardowns: [teardown])
             await performAsync(registration)

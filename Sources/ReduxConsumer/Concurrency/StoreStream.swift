@@ -55,13 +55,17 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
         /// - Returns: The next element, or `nil` at the end.
         @inlinable
         public mutating func next() async -> Element? {
-            if batch.isEmpty {
+            while batch.isEmpty {
                 if let start {
                     self.start = nil
                     await start(channel)
                 }
-                await channel.take(into: &batch, lastTake: &lastTake)
+                let cameBack = await channel.take(into: &batch, lastTake: &lastTake)
                 if batch.isEmpty { return nil }
+                if let cameBack, cameBack(batch[0]) {
+                    // Merged changes back where they started: no change, no element.
+                    batch.removeAll(keepingCapacity: true)
+                }
             }
             let element = batch[index]
             index += 1
@@ -129,10 +133,29 @@ extension StoreStream {
 
     /// What posts a change to a channel, specialised where it is made (in the caller's inlined
     /// code).
+    ///
+    /// - Parameter isSame: How the stream's member compares values (`==` or its `isEqual`), `nil`
+    ///   when it fires for every state: merged changes that come back where they started are then
+    ///   dropped (see ``StreamChannel/postChange(from:to:cameBack:)``).
     @inlinable
-    static func changePoster<Value>() -> @Sendable (StreamChannel<Change<Value>>, Value, Value) -> Void
-    where Element == Change<Value> {
-        { channel, old, new in channel.postChange(from: old, to: new) }
+    static func changePoster<Value>(
+        isSame: (@Sendable (Value, Value) -> Bool)?
+    ) -> @Sendable (StreamChannel<Change<Value>>, Value, Value) -> Void where Element == Change<Value> {
+        var cameBack: (@Sendable (Change<Value>) -> Bool)?
+        if let isSame {
+            cameBack = { change in isSame(change.old, change.new) }
+        }
+        return { [cameBack] channel, old, new in channel.postChange(from: old, to: new, cameBack: cameBack) }
+    }
+
+    /// ``changePoster(isSame:)`` for a member compared with `==`, unless `options` make it fire
+    /// for every state.
+    @inlinable
+    static func changePoster<Value: Equatable>(
+        options: ConsumeOptions
+    ) -> @Sendable (StreamChannel<Change<Value>>, Value, Value) -> Void where Element == Change<Value> {
+        guard !options.contains(.pulse) else { return changePoster(isSame: nil) }
+        return changePoster(isSame: { (old: Value, new: Value) in old == new })
     }
 }
 

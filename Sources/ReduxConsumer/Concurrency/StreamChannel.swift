@@ -33,6 +33,14 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// The element not yet taken by the reader, newer ones merged into it (coalescing buffering):
     /// kept inline, not in `buffer`, so that a post touches no array.
     @exclusivity(unchecked) @usableFromInline var pending: Element?
+    /// Whether `pending` began as a change (not an `.instantly` element, not one of a member that
+    /// fires for every state) and absorbed newer ones since: its value may have come back to
+    /// where it started, which the reader checks with `cameBack` (outside the lock: it is user
+    /// code) and then drops the element.
+    @exclusivity(unchecked) @usableFromInline var pendingStartedAsChange = false
+    @exclusivity(unchecked) @usableFromInline var pendingIsMerged = false
+    /// Set by the first post of a change stream: whether a change's values are the same.
+    @exclusivity(unchecked) @usableFromInline var cameBack: (@Sendable (Element) -> Bool)?
     /// The reader, while it waits for an element. Resumed exactly once, by whoever takes it out of
     /// this field under the lock: unsafe in release builds (no allocation per wait), checked in
     /// debug builds (a second resume or a lost one is reported).
@@ -87,7 +95,10 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// `old` from the pending element, the rest from the newer one), and wakes the reader if it
     /// waits. `merge` runs under the channel's lock: it must be the library's own, never user code.
     @inlinable
-    func post(_ element: Element, merging merge: (_ pending: Element, _ newer: Element) -> Element) {
+    func post(
+        _ element: Element, isChange: Bool = false, cameBack: (@Sendable (Element) -> Bool)? = nil,
+        merging merge: (_ pending: Element, _ newer: Element) -> Element
+    ) {
         var waiting: ReaderContinuation?
         // The replaced pending element is released after the lock, not under it (its release may
         // run a user deinit).
@@ -98,8 +109,12 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
                 if let current = pending {
                     pending = merge(current, element)
                     replaced = current
+                    pendingIsMerged = true
+                    if pendingStartedAsChange, self.cameBack == nil { self.cameBack = cameBack }
                 } else {
                     pending = element
+                    pendingStartedAsChange = isChange && cameBack != nil
+                    pendingIsMerged = false
                     rc_store_relaxed(posted, 1)
                 }
             } else {
@@ -149,8 +164,10 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// usually there by then, and neither side pays for a wake-up: the store's thread does not
     /// resume the reader, and the reader does not reschedule itself (a `Task.yield` wakes an idle
     /// thread of the pool, which the kernel may run in place of the store's).
+    /// Returns the check of a coalesced element that may have come back to where it started (see
+    /// ``pendingIsMerged``), to make outside the lock; `nil` when there is nothing to check.
     @inlinable
-    func take(into batch: inout [Element], lastTake: inout UInt64) async {
+    func take(into batch: inout [Element], lastTake: inout UInt64) async -> (@Sendable (Element) -> Bool)? {
         // A reader that never waits (changes keep coming) never runs the cancellation handler
         // of `waitForPost`: its cancellation is seen here.
         if Task.isCancelled {
@@ -161,9 +178,13 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
         var hasWatched = false
         while true {
             var isFinished = false
+            var check: (@Sendable (Element) -> Bool)?
             lock.withLock {
                 if let element = pending.take() {
                     batch.append(element)
+                    if pendingIsMerged, pendingStartedAsChange { check = cameBack }
+                    pendingIsMerged = false
+                    pendingStartedAsChange = false
                     rc_store_relaxed(posted, 0)
                 } else if !buffer.isEmpty {
                     swap(&batch, &buffer)
@@ -174,9 +195,9 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
             }
             if !batch.isEmpty {
                 lastTake = Self.monotonicNanoseconds()
-                return
+                return check
             }
-            if isFinished { return }
+            if isFinished { return nil }
             if !hasWatched {
                 hasWatched = true
                 if awaitPostBriefly() { continue }
@@ -264,9 +285,20 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
 extension StreamChannel {
     /// Posts the change from `old` to `new`; when coalescing, merged into the pending change (its
     /// `old` kept, `new` taken), which keeps the chain: each element's `old` is the previous `new`.
+    ///
+    /// `cameBack` says whether a change's values are the same (`nil` for a stream of a member that
+    /// fires for every state): asked here, before the lock, whether this change is one (an
+    /// `.instantly` element is not), and by the reader whether merged changes came back where they
+    /// started (then they are no change, and the reader never sees them).
     @inlinable
-    func postChange<Value>(from old: Value, to new: Value) where Element == Change<Value> {
-        post(Change(old: old, new: new)) { pending, newer in Change(old: pending.old, new: newer.new) }
+    func postChange<Value>(
+        from old: Value, to new: Value, cameBack: (@Sendable (Change<Value>) -> Bool)?
+    ) where Element == Change<Value> {
+        let change = Change(old: old, new: new)
+        let isChange = cameBack.map { !$0(change) } ?? false
+        post(change, isChange: isChange, cameBack: cameBack) { pending, newer in
+            Change(old: pending.old, new: newer.new)
+        }
     }
 }
 

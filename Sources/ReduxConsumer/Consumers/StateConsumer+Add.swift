@@ -202,6 +202,7 @@ extension StateConsumer {
                 selection: selection,
                 // A function reference, no context: the evaluation is made with the member's group.
                 makeEvaluator: TypedGroup<State, Value>.evaluator(_:),
+                isSame: { $0 == $1 },
                 options: options,
                 callback: callback
             )
@@ -224,6 +225,7 @@ extension StateConsumer {
                 key: nil,
                 selection: selection,
                 makeEvaluator: { TypedGroup<State, Value>.evaluator($0, isEqual: isEqual) },
+                isSame: isEqual,
                 options: options,
                 callback: callback
             )
@@ -237,6 +239,7 @@ extension StateConsumer {
         key: GroupKey?,
         selection: Selection<State, Value>,
         makeEvaluator: @escaping (Selection<State, Value>) -> MemberGroup.Evaluation,
+        isSame: (@Sendable (Value, Value) -> Bool)?,
         options: ConsumeOptions,
         callback: ConsumerCallback<State, Value>
     ) -> Enrollment {
@@ -252,7 +255,7 @@ extension StateConsumer {
                     let cell =
                         cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
                         ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
-                    let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag)
+                    let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag, isSame: isSame)
                     typed.members.insert(callback, identifier: id)
                     return typed.memberGroup(key: key, evaluate: makeEvaluator(selection))
                 }
@@ -263,7 +266,7 @@ extension StateConsumer {
                     let value = typed.cell.last
                     typed.deliver(
                         callback, member: id, old: value, new: value,
-                        state: state.assumingMemoryBound(to: State.self), drain: drain)
+                        state: state.assumingMemoryBound(to: State.self), drain: drain, isInstant: true)
                 } : nil
         )
     }

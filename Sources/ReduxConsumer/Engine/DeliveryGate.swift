@@ -231,21 +231,38 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
     let old: Value
     var new: Value
     var state: State?
+    /// How the member compares values, `nil` for a member that fires for every state or for an
+    /// `.instantly` call; and whether later changes were merged into this one. A merged change
+    /// whose values are the same (the value came back while the call waited) is no change: it is
+    /// dropped when its turn comes, outside the gate's lock.
+    let isSame: (@Sendable (Value, Value) -> Bool)?
+    var isMerged = false
     /// The place in its dispatch chain of the action the change came from, so that a callback
     /// that dispatches continues the chain by one link, as it would if called synchronously.
     let generation: Int
 
     @usableFromInline
-    init(_ callback: ConsumerCallback<State, Value>, old: Value, new: Value, state: State?) {
+    init(
+        _ callback: ConsumerCallback<State, Value>, old: Value, new: Value, state: State?,
+        isSame: (@Sendable (Value, Value) -> Bool)?
+    ) {
         self.callback = callback
         self.old = old
         self.new = new
         self.state = state
+        self.isSame = isSame
         generation = ThreadContext.current.generation
+    }
+
+    /// Whether the merged change came back to where it started (then it is not made).
+    var cameBack: Bool {
+        guard isMerged, let isSame else { return false }
+        return isSame(old, new)
     }
 
     @usableFromInline
     func run(gate: DeliveryGate, member: UInt64) {
+        guard !cameBack else { return }
         let context = ThreadContext.current
         let outer = context.generation
         context.generation = generation
@@ -262,6 +279,7 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
             gate.end(member)
             return
         }
+        guard !cameBack else { return }
         await call(old, new, state, gate, member)
     }
 
@@ -270,5 +288,6 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
         let newer = unsafeDowncast(newer, to: Self.self)
         new = newer.new
         state = newer.state
+        isMerged = true
     }
 }

@@ -60,6 +60,10 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     }
     /// Where callbacks that are not called in place are posted: the consumer's queue, its actors.
     @usableFromInline let routes: DeliveryRoutes
+    /// How the group's evaluation compares values (`==` or the members' `isEqual`), or `nil` when
+    /// it fires for every state (`.pulse`): a posted change merged with later ones is dropped when
+    /// its merged values are the same (see ``PendingChange``).
+    @usableFromInline let isSame: (@Sendable (Value, Value) -> Bool)?
     /// Members that fell behind the cell, with the value each heard last: a change reached the
     /// group but not them (the consumer left in the middle of a delivery, or another thread was
     /// removing it). When the group comes back, each is compared with its own value.
@@ -68,10 +72,11 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var catchUp: [UInt64: CatchUpChange] = [:]
 
     @inlinable
-    init(cell: ValueCell<Value>, routes: DeliveryRoutes, tag: UInt) {
+    init(cell: ValueCell<Value>, routes: DeliveryRoutes, tag: UInt, isSame: (@Sendable (Value, Value) -> Bool)?) {
         self.cell = cell
         self.routes = routes
         self.tag = tag
+        self.isSame = isSame
         callsInPlace = routes.queue == nil
     }
 
@@ -392,7 +397,8 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     }
 
     /// Calls (or posts) one member with the given values, unless another thread removed it: the
-    /// drain checks, and tells removers which member it is calling (see ``Drain``).
+    /// drain checks, and tells removers which member it is calling (see ``Drain``). `isInstant`:
+    /// the `.instantly` call, made even though `old == new`.
     @inlinable
     func deliver(
         _ callback: ConsumerCallback<State, Value>,
@@ -400,18 +406,21 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         old: Value,
         new: Value,
         state: UnsafeMutablePointer<State>,
-        drain: Drain
+        drain: Drain,
+        isInstant: Bool = false
     ) {
         guard drain.willCall(tag: tag, member: member) else {
             skip(member, old: old)
             return
         }
+        let isSame = isInstant ? nil : isSame
         if callback.isIsolated {
-            routes.actors.post(member: member, PendingChange(callback, old: old, new: new, state: nil))
+            routes.actors.post(member: member, PendingChange(callback, old: old, new: new, state: nil, isSame: isSame))
         } else if let gate = routes.queue {
             gate.post(
                 member: member,
-                PendingChange(callback, old: old, new: new, state: callback.needsState ? state.pointee : nil))
+                PendingChange(
+                    callback, old: old, new: new, state: callback.needsState ? state.pointee : nil, isSame: isSame))
         } else {
             callback.call(old: old, new: new, state: state)
         }

@@ -70,7 +70,7 @@ extension PageStore {
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        globalChanges(buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
+        globalChanges(buffering: buffering, post: StoreStream.changePoster(options: options)) { consumer, post in
             consumer.add(keyPath, options: options, post)
         }
     }
@@ -88,7 +88,7 @@ extension PageStore {
         options: ConsumeOptions = [],
         buffering: StreamBuffering = .coalescing
     ) -> StoreStream<Change<Value>> {
-        globalChanges(buffering: buffering, post: StoreStream.changePoster()) { consumer, post in
+        globalChanges(buffering: buffering, post: StoreStream.changePoster(options: options)) { consumer, post in
             consumer.add(derived, options: options, post)
         }
     }
