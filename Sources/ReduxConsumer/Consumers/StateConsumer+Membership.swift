@@ -107,32 +107,54 @@ extension StateConsumer {
         return leave(host)
     }
 
-    /// Whether the subscription `epoch` to `host` is still on.
-    func isSubscribed(epoch: UInt64, to host: ConsumerHost) -> Bool {
-        control.withLock { $0.subscription?.epoch == epoch && $0.subscription?.host === host }
-    }
-
-    /// Moves the registration to `host` (a store's, as subscription `epoch` to it begins).
+    /// Moves the registration toward `host` (a store's, as subscription `epoch` to it begins);
+    /// returns the host of another store it must be handed over from first, or `nil` when it will
+    /// be on `host`'s drain by the time a job submitted there after this call runs.
     ///
-    /// The move runs on the drain of the consumer's own host when it has one, so it is ordered
-    /// with states fed by hand; it detaches the registration from its own engine there, keeping its
-    /// members' last values. It does nothing if the subscription ended before it ran (subscribed
+    /// From the consumer's own host, the move runs on that host's drain, so it is ordered with
+    /// states fed by hand; it detaches the registration from its own engine there, keeping its
+    /// members' last values, and does nothing if the subscription ended before it ran (subscribed
     /// and cancelled inside one reducer, where the move waits for the reducer to return and the
-    /// cancellation does not): the consumer stays home, free to be fed by hand.
-    func move(to host: ConsumerHost, epoch: UInt64) {
-        let own = control.withLock { control -> ConsumerHost? in
-            guard let own = control.existingOwnHost, control.home === own else {
-                control.home = host
-                return nil
+    /// cancellation does not): the consumer stays home, free to be fed by hand. From a store whose
+    /// subscription was cancelled while it was busy on another thread, the removal is still queued
+    /// on that store's drain: the caller hands the registration over there (see
+    /// ``handOver(from:to:epoch:)``), never from here, where it may still be in that store's engine.
+    func move(to host: ConsumerHost, epoch: UInt64) -> ConsumerHost? {
+        let (from, own) = control.withLock { control -> (ConsumerHost?, ConsumerHost?) in
+            guard let home = control.home, home !== host else {
+                // Nowhere (it claims `host` when it is attached), or on `host` already, where a
+                // queued removal of an earlier subscription runs before the attachment.
+                return (nil, nil)
             }
-            return own
+            return (home, control.existingOwnHost)
         }
-        guard let own else { return }
+        guard let from else { return nil }
+        guard from === own else { return from }
         let garbage = Garbage()
-        own.drain.submit(.control, generation: ThreadContext.current.generation) { [self] in
-            garbage.keep(hand(from: own, to: host, ifSubscribed: epoch))
+        from.drain.submit(.control, generation: ThreadContext.current.generation) { [self] in
+            garbage.keep(hand(from: from, to: host, ifSubscribed: epoch))
         }
         withExtendedLifetime(garbage) {}
+        return nil
+    }
+
+    /// Hands the registration from `from`, the host of a store whose subscription ended and whose
+    /// queued removal has run, to `host`, for subscription `epoch`; call from a job of `from`'s
+    /// drain. Returns what pending removals took out, to release once the caller's work is done.
+    func handOver(from: ConsumerHost, to host: ConsumerHost, epoch: UInt64) -> [any Sendable] {
+        hand(from: from, to: host, ifSubscribed: epoch)
+    }
+
+    /// Whether subscription `epoch` to `host` is still on and the registration is on `host`'s
+    /// drain (it claims `host` if it is nowhere): the attachment's check, from a job of `host`'s
+    /// drain.
+    func arrive(at host: ConsumerHost, epoch: UInt64) -> Bool {
+        control.withLock { control in
+            guard control.subscription?.epoch == epoch, control.subscription?.host === host else { return false }
+            if control.home == nil { control.home = host }
+            assert(control.home === host, "a consumer attached to a store while its registration is elsewhere")
+            return control.home === host
+        }
     }
 
     /// Takes the registration out of `host`'s engine and hands it back to the consumer's own host
@@ -164,7 +186,9 @@ extension StateConsumer {
             if registration.engine === from.engine.value {
                 from.engine.value.detach(registration)
             }
-            if control.home === from { control.home = to }
+            // A move for a subscription also claims a registration that its last store let go
+            // (`nil`): nothing else can reach it meanwhile.
+            if control.home === from || (epoch != nil && control.home == nil) { control.home = to }
             return removed
         }
     }

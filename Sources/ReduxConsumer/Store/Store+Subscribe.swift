@@ -64,8 +64,8 @@ extension Store {
         return subscription
     }
 
-    /// A consumer's subscription: the job that attaches it (`nil` when it is subscribed already),
-    /// and its handle.
+    /// A consumer's subscription: the job that attaches it (`nil` when it is subscribed already, or
+    /// when the store it leaves attaches it, see below), and its handle.
     func consumerSubscription(
         _ consumer: StateConsumer<State>
     ) -> (registration: (@Sendable (Store) -> Void)?, subscription: Subscription) {
@@ -77,10 +77,9 @@ extension Store {
         }
         guard isFirst else { return (nil, subscription) }
         let order = takeOrder()
-        consumer.move(to: host, epoch: epoch)
         let registration: @Sendable (Store) -> Void = { store in
             let host = store.host
-            guard consumer.isSubscribed(epoch: epoch, to: host) else { return }
+            guard consumer.arrive(at: host, epoch: epoch) else { return }
             let core = store.core.value
             core.consumers[ObjectIdentifier(consumer)] = consumer
             let engine = host.engine.value
@@ -96,6 +95,17 @@ extension Store {
                 order: order,
                 state: UnsafeMutableRawPointer(core.state)
             )
+        }
+        if let from = consumer.move(to: host, epoch: epoch) {
+            // Still on the drain of a store whose subscription was cancelled while it was busy on
+            // another thread (its removal is queued there): handed over there, after that
+            // removal, then attached here, without waiting for that store.
+            from.drain.runOrQueue(generation: ThreadContext.current.generation) { [self] in
+                let garbage = consumer.handOver(from: from, to: host, epoch: epoch)
+                perform(.control, registration)
+                withExtendedLifetime(garbage) {}
+            }
+            return (nil, subscription)
         }
         return (registration, subscription)
     }
