@@ -79,7 +79,12 @@ final class HuntCaptured: Sendable {}
 /// Counts calls that start after `removed()`.
 final class LateCounter: Sendable {
     private let state = Lock((calls: 0, late: 0, removed: false))
-    func call() { state.withLock { $0.calls += 1; if $0.removed { $0.late += 1 } } }
+    func call() {
+        state.withLock {
+            $0.calls += 1
+            if $0.removed { $0.late += 1 }
+        }
+    }
     func removed() { state.withLock { $0.removed = true } }
     var late: Int { state.withLock { $0.late } }
     var calls: Int { state.withLock { $0.calls } }
@@ -357,11 +362,17 @@ struct HuntTests {
                     let unblockFirst = round.isMultiple(of: 2)
                     if unblockFirst { gate.signal() }
                     switch round % 5 {
-                    case 0: token.cancel(); otherToken.cancel()
-                    case 1: consumer.remove(token); consumer.remove(otherToken)
+                    case 0:
+                        token.cancel()
+                        otherToken.cancel()
+                    case 1:
+                        consumer.remove(token)
+                        consumer.remove(otherToken)
                     case 2: consumer.removeAll()
                     case 3: subscription.cancel()
-                    default: bag.removeAll(); otherToken.cancel()
+                    default:
+                        bag.removeAll()
+                        otherToken.cancel()
                     }
                     probe.removed()
                     other.removed()
@@ -477,7 +488,9 @@ struct HuntTests {
                 consumer.add({ Tagged(id: $0.id, counter: $0.counter) }) { old, new in
                     expected.withLock { expected in
                         if expected.store != new.id {
-                            problems.append("t\(thread): called for store \(new.id), subscribed to \(String(describing: expected.store))")
+                            problems.append(
+                                "t\(thread): called for store \(new.id), subscribed to \(String(describing: expected.store))"
+                            )
                         }
                         if let last = expected.last, last != old {
                             problems.append("t\(thread): old \(old) after \(last)")
@@ -542,7 +555,9 @@ struct HuntTests {
                             reader.isMultiple(of: 2)
                             ? store.changes(of: \.counter) : store.changes(of: \.counter, buffering: .unbounded)
                         for await change in stream {
-                            if let last, last != change.old { problems.append("r\(reader): old \(change.old) after \(last)") }
+                            if let last, last != change.old {
+                                problems.append("r\(reader): old \(change.old) after \(last)")
+                            }
                             if reader.isMultiple(of: 2) ? change.new <= change.old : change.new != change.old + 1 {
                                 problems.append("r\(reader): \(change.old) → \(change.new)")
                             }
@@ -618,7 +633,10 @@ struct HuntTests {
                 // Dispatched and released on another thread.
                 await withCheckedContinuation { continuation in
                     Thread {
-                        var owned = box.withLock { box in defer { box = nil }; return box }
+                        var owned = box.withLock { box in
+                            defer { box = nil }
+                            return box
+                        }
                         for _ in 0..<count { owned!.dispatch(HuntGlobalAction.increment) }
                         owned = nil
                         _ = owned
