@@ -99,7 +99,7 @@ struct ValueDumper {
         case .dictionary(let entries):
             writeDictionary(entries, depth: depth, to: &output, ancestors: &ancestors)
         case .set(let members):
-            let sorted = members.map { string(describing: $0) }.sorted()
+            let sorted = members.map { rendering(of: $0, depth: depth + 1, ancestors: &ancestors) }.sorted()
             output.append("Set([" + sorted.joined(separator: ", ") + "])")
         }
     }
@@ -174,7 +174,10 @@ struct ValueDumper {
             output.append("[:]")
             return
         }
-        let sorted = entries.map { (key: string(describing: $0.key), value: $0.value) }.sorted { $0.key < $1.key }
+        let sorted = entries.map {
+            (key: rendering(of: $0.key, depth: depth + 1, ancestors: &ancestors), value: $0.value)
+        }
+        .sorted { $0.key < $1.key }
         output.append("[")
         for (offset, entry) in sorted.enumerated() {
             guard !output.isFull else {
@@ -187,6 +190,15 @@ struct ValueDumper {
             write(entry.value, depth: depth + 1, to: &output, ancestors: &ancestors)
         }
         output.append("]")
+    }
+
+    /// A set member or dictionary key rendered on its own, to be sorted, but inside the rendering
+    /// of its container: with its depth and the objects already being rendered, so that a cycle
+    /// through it ends in `Name(…)` and nesting in `…`.
+    private func rendering(of value: Any, depth: Int, ancestors: inout [ObjectIdentifier]) -> String {
+        var output = Output(limit: maxLength)
+        write(value, depth: depth, to: &output, ancestors: &ancestors)
+        return output.finished()
     }
 
     /// Strings and characters, quoted and escaped the way Swift writes them in source.
