@@ -40,6 +40,22 @@ enum IdenticalBytes {
         }
     }
 
+    /// Whether two values of one dynamic type, seen as `Any`, have the same bytes: those of the
+    /// values themselves, not of their boxes.
+    ///
+    /// - Returns: `false` when their dynamic types differ.
+    /// - Complexity: O(size of the dynamic type), plus one dynamic cast.
+    static func areIdentical(opening old: Any, _ new: Any) -> Bool {
+        // Opened so that the bytes compared are the value's, not the `Any` container's.
+        func areIdentical<Value>(_ old: Value) -> Bool {
+            guard let new = new as? Value else {
+                return false
+            }
+            return Self.areIdentical(old, new)
+        }
+        return areIdentical(old)
+    }
+
     /// How many elements, walking from `old[oldStart]` and `new[newStart]` (forward, or backward
     /// when `backward` is set), have identical bytes, up to `length`.
     ///

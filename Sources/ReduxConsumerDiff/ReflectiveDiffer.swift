@@ -72,6 +72,10 @@ struct ReflectiveDiffer {
         if equal == true {
             return []
         }
+        if equal == false, IdenticalBytes.areIdentical(opening: old, new) {
+            // The same value though not `==` to itself, such as a `Double.nan` left alone.
+            return []
+        }
         // Arrays and chunked collections were opened above when shortcuts are on.
         switch (ValueShape(of: old, opensLists: false), ValueShape(of: new, opensLists: false)) {
         case (.optional(let oldWrapped), .optional(let newWrapped)):
