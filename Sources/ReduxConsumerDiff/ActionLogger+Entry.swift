@@ -37,9 +37,12 @@ extension ActionLogger {
         }
 
         /// The entry as text: the action line, then one line per change indented by two spaces; or
-        /// the action line ending in `(no change)` when the diff is empty.
+        /// the action line ending in `(no change)` when the diff is empty. Line breaks in the
+        /// action's description are written as `\n` (or `\r`, `\u{2028}` …), so it stays on the
+        /// first line.
         public var description: String {
-            var title = "action \(String(describing: action))"
+            // Escaped so that a description with line breaks cannot pass for change lines.
+            var title = "action \(String(describing: action).escapingLineBreaks())"
             if diff.isEmpty {
                 title += " (no change)"
             }

@@ -133,4 +133,13 @@ struct ActionLoggerTests {
         #expect(entry.diff.changes.map(\.path.description) == ["name"])
         #expect(entry.diff.changes.first?.kind == .added)
     }
+
+    private struct Note: Action, CustomStringConvertible {
+        var description: String
+    }
+
+    @Test func lineBreaksInAnActionDescriptionAreEscapedOnTheActionLine() {
+        let entry = ActionLogger<Int>.Entry(action: Note(description: "a\n  ~ b\r"), diff: StateDiff(from: 1, to: 1))
+        #expect(entry.description == #"action a\n  ~ b\r (no change)"#)
+    }
 }

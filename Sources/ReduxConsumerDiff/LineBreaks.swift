@@ -1,0 +1,38 @@
+import ReduxConsumer
+
+extension String {
+    /// The text with every line break written as an escape, `\n` and `\r` as in Swift source and
+    /// the rarer ones as `\u{2028}`, so that it stays on its one line of a diff or a log.
+    ///
+    /// - Complexity: O(n) in the length of the text; the text itself when it has no line break.
+    func escapingLineBreaks() -> String {
+        guard unicodeScalars.contains(where: Self.isLineBreak) else {
+            return self
+        }
+        var escaped = ""
+        escaped.reserveCapacity(utf8.count)
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\n":
+                escaped += "\\n"
+            case "\r":
+                escaped += "\\r"
+            case _ where Self.isLineBreak(scalar):
+                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default:
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// The scalars that `Character.isNewline` counts as line breaks.
+    private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029:
+            true
+        default:
+            false
+        }
+    }
+}
