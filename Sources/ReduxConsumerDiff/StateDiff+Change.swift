@@ -7,7 +7,8 @@ extension StateDiff {
     /// The notation is Swift-like: strings and characters quoted and escaped (`"Kim"`), structs
     /// and classes as `User(name: "Kim", age: 3)`, enums as `.loaded(count: 3)`, arrays as
     /// `["a", "b"]`, dictionaries as `["a": 1]` and sets as `Set(["a"])` (both sorted), optionals
-    /// unwrapped or `nil`.
+    /// unwrapped or `nil`. Line breaks in a value's own description are written as `\n` (or `\r`,
+    /// `\u{2028}` …), so that every change renders on one line.
     public struct Change: Sendable, Hashable {
         /// What happened at a path.
         public enum Kind: String, Sendable, Hashable, Encodable {

@@ -3,7 +3,7 @@ import ReduxConsumer
 /// Renders any value as one line of Swift-like text for ``StateDiff/Change``.
 ///
 /// Strings are quoted and escaped, structs and classes written as `User(name: "Kim")`, enums as
-/// `.loaded(count: 3)`, optionals unwrapped. Dictionary entries and set members are sorted by
+/// `.loaded(count: 3)`, optionals unwrapped, line breaks in other descriptions escaped. Dictionary entries and set members are sorted by
 /// their rendering so the output does not depend on hashing order. Output is bounded: nesting
 /// deeper than `maxDepth` becomes `…`, a class already being rendered further up becomes
 /// `Name(…)`, and rendering stops once about `maxLength` UTF-8 bytes are written.
@@ -68,7 +68,8 @@ struct ValueDumper {
         }
         switch ValueShape(of: value) {
         case .leaf:
-            output.append(String(describing: value))
+            // A custom description may span lines; a change is rendered on one.
+            output.append(String(describing: value).escapingLineBreaks())
         case .optional(let wrapped):
             if let wrapped {
                 write(wrapped, depth: depth, to: &output, ancestors: &ancestors)
@@ -114,6 +115,8 @@ struct ValueDumper {
     ) {
         guard let payload else {
             let hasCustomDescription = value is any CustomStringConvertible || value is any CustomDebugStringConvertible
+            // Without a payload the name is the case's description, which may span lines.
+            let name = name.escapingLineBreaks()
             output.append(hasCustomDescription ? name : "." + name)
             return
         }

@@ -52,6 +52,17 @@ extension StateDiffTests {
         #expect(StateDiff(from: "a", to: "b").description == #"~ (root): "a" → "b""#)
     }
 
+    enum Layout: CustomStringConvertible {
+        case flat, broken
+        var description: String { self == .flat ? "flat" : "a\r\nb\u{2028}c" }
+    }
+
+    @Test
+    func lineBreaksInAValueDescriptionAreEscapedToKeepOneLinePerChange() {
+        let diff = StateDiff(from: Layout.flat, to: Layout.broken)
+        #expect(diff.rendered() == #"~ (root): flat → a\r\nb\u{2028}c"#)
+    }
+
     @Test
     func emptyDiffRendersAsAnEmptyString() {
         #expect(StateDiff(from: Self.profile.user, to: Self.profile.user).rendered() == "")
