@@ -179,7 +179,8 @@ public final class RecordingReader<State: Sendable> {
     /// - Returns: The next step, or `nil` after the recording's `end` line.
     /// - Throws: ``ReplayError`` at the first line that is not a valid part of the recording, at a
     ///   skipped action (with ``SkippedActions/stop``), at the `end` line of a recorder that
-    ///   failed, or when the recording ends without its `end` line.
+    ///   failed, or when the recording ends without its `end` line; every later call throws the
+    ///   same error.
     public func next() throws(ReplayError) -> RecordedStep<State>? {
         guard let parsed = try parser.next() else { return nil }
         let content: RecordedStep<State>.Content
@@ -315,7 +316,7 @@ public final class RecordingReader<State: Sendable> {
     /// Whether ``seek(to:)`` works: recordings in memory or in regular files.
     var isSeekable: Bool { parser.isSeekable }
 
-    /// The position of the next line to read, or `nil` after an error read ahead.
+    /// The position of the next line to read, or `nil` after an error.
     var position: RecordingParser.Position? { parser.position }
 
     /// Continues reading at `position`.

@@ -57,8 +57,8 @@ public final class ReplayCursor<State: Sendable> {
     /// Applies the next action.
     ///
     /// - Returns: The step, or `nil` at the end of the recording.
-    /// - Throws: ``ReplayError`` at a bad line (the cursor stays where it was) or a divergence
-    ///   (the cursor moves to the diverged state).
+    /// - Throws: ``ReplayError`` at a bad line (the cursor stays where it was, and every later
+    ///   call throws it again) or a divergence (the cursor moves to the diverged state).
     @discardableResult
     public func forward() throws(ReplayError) -> ReplayStep<State>? {
         guard let step = try reader.next() else { return nil }

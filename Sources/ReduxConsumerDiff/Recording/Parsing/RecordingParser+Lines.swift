@@ -19,10 +19,10 @@ extension RecordingParser {
         case end(count: Int, failure: String?)
     }
 
-    /// Makes the line read ahead current; `true` if there was one.
+    /// Makes the line read ahead current; `true` if there was one. Throws the first error met, if
+    /// any, again and again.
     func takeLookahead() throws(ReplayError) -> Bool {
-        if hasLookaheadFailure, let failure = lookaheadFailure {
-            lookaheadFailure = nil
+        if hasFailed, let failure {
             throw failure
         }
         guard lookaheadLine != nil else { return false }
@@ -72,7 +72,7 @@ extension RecordingParser {
             }
             lookaheadLine = (lines.lineNumber, offset)
         } catch {
-            lookaheadFailure = error
+            failure = error
         }
         return nil
     }

@@ -5,7 +5,8 @@ import ReduxConsumer
 ///
 /// It reads one line ahead after each action, to hand the action over together with the snapshot
 /// recorded right after it; an error met on that line is kept and thrown by the next call, so
-/// every action before a bad line is still delivered.
+/// every action before a bad line is still delivered. The first error is final: every later call
+/// throws it again, so nothing after a bad line is delivered.
 final class RecordingParser {
     let source: String
     private(set) var lastIndex = 0
@@ -23,13 +24,14 @@ final class RecordingParser {
     /// A line read ahead (looking for a snapshot after an action) and not yet delivered: the
     /// document holds line `number`, which starts at `offset`.
     @exclusivity(unchecked) var lookaheadLine: (number: Int, offset: Int)?
-    /// An error met reading ahead, thrown when the line is due.
-    @exclusivity(unchecked) var lookaheadFailure: ReplayError? {
-        didSet { hasLookaheadFailure = lookaheadFailure != nil }
+    /// The first error met, reading ahead or not: thrown when its line is due and by every call
+    /// after that, until a ``seek(to:)``.
+    @exclusivity(unchecked) var failure: ReplayError? {
+        didSet { hasFailed = failure != nil }
     }
-    /// Whether there is a `lookaheadFailure`: checked for every line, where reading the optional
-    /// would copy the (large) error.
-    @exclusivity(unchecked) private(set) var hasLookaheadFailure = false
+    /// Whether there is a `failure`: checked for every line, where reading the optional would copy
+    /// the (large) error.
+    @exclusivity(unchecked) private(set) var hasFailed = false
     var hasEnded = false
     /// The codec of the last action read: consecutive actions are often of one type.
     var lastCodec: ActionCodecs.Codec?
@@ -73,6 +75,16 @@ final class RecordingParser {
 
     /// Reads the next action; see ``RecordingReader/next()``.
     func next() throws(ReplayError) -> ParsedStep? {
+        do {
+            return try readNext()
+        } catch {
+            // Kept so that asking again cannot read past the bad line.
+            failure = error
+            throw error
+        }
+    }
+
+    private func readNext() throws(ReplayError) -> ParsedStep? {
         guard !hasEnded else { return nil }
         while true {
             var hasLine = try takeLookahead()
@@ -140,7 +152,7 @@ final class RecordingParser {
     var isSeekable: Bool { lines.isSeekable }
 
     var position: Position? {
-        if hasLookaheadFailure {
+        if hasFailed {
             return nil
         }
         if let (number, offset) = lookaheadLine {
@@ -156,7 +168,7 @@ final class RecordingParser {
             throw self.error(.cannotRewind(reason: error.message), line: position.lineNumber)
         }
         lookaheadLine = nil
-        lookaheadFailure = nil
+        failure = nil
         lastIndex = position.lastIndex
         hasEnded = false
     }
