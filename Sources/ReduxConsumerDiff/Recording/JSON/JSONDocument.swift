@@ -240,16 +240,13 @@ final class JSONDocument {
             case UInt8(ascii: "u"):
                 var scalar = hexValue(at: offset)
                 offset += 4
-                if (0xD800..<0xDC00).contains(scalar), offset + 6 <= range.upperBound,
-                    bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
-                {
+                // The parser lets a surrogate escape through only as a high one followed by a low one.
+                if (0xD800..<0xDC00).contains(scalar) {
                     let low = hexValue(at: offset + 2)
-                    if (0xDC00..<0xE000).contains(low) {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        offset += 6
-                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    offset += 6
                 }
-                output.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+                UTF8.encode(Unicode.Scalar(scalar)!) { output.append($0) }
             default: output.append(escape)
             }
         }

@@ -116,6 +116,10 @@ struct JSONParser {
             if byte < 0x20 {
                 throw JSONSyntaxError(offset: position, message: "unescaped control character in a string")
             }
+            if byte >= 0x80 {
+                try skipMultibyteCharacter()
+                continue
+            }
             if byte == UInt8(ascii: "\\") {
                 isEscaped = true
                 position += 1
@@ -127,13 +131,7 @@ struct JSONParser {
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     break
                 case UInt8(ascii: "u"):
-                    for offset in 1...4 {
-                        guard position + offset < input.count, hexDigit(input[position + offset]) != nil else {
-                            throw JSONSyntaxError(
-                                offset: position - 1, message: "invalid \\u escape; expected four hexadecimal digits")
-                        }
-                    }
-                    position += 4
+                    try skipUnicodeEscape()
                 default:
                     throw JSONSyntaxError(offset: position - 1, message: "invalid escape sequence in a string")
                 }
@@ -145,6 +143,72 @@ struct JSONParser {
             .init(
                 kind: isEscaped ? .escapedString : .string, start: start, end: position, next: nodes.count + 1, count: 0
             ))
+    }
+
+    /// Skips the four digits of the `\u` escape whose `u` is at the current position, and the
+    /// low-surrogate escape that must follow a high surrogate; leaves the position on the last
+    /// digit.
+    private mutating func skipUnicodeEscape() throws(JSONSyntaxError) {
+        let escapeStart = position - 1
+        let value = try escapedCodeUnit(at: escapeStart)
+        position += 4
+        // A lone surrogate is no character: decoding it would have to invent one (U+FFFD).
+        switch value {
+        case 0xD800..<0xDC00:
+            let next = position + 1
+            let hasEscapeAfter =
+                next + 1 < input.count && input[next] == UInt8(ascii: "\\") && input[next + 1] == UInt8(ascii: "u")
+            guard hasEscapeAfter, case 0xDC00..<0xE000 = try escapedCodeUnit(at: next) else {
+                throw JSONSyntaxError(
+                    offset: escapeStart, message: "a \\u escape of a high surrogate without a low surrogate after it")
+            }
+            position += 6
+        case 0xDC00..<0xE000:
+            throw JSONSyntaxError(
+                offset: escapeStart, message: "a \\u escape of a low surrogate without a high surrogate before it")
+        default:
+            break
+        }
+    }
+
+    /// The code unit of the `\uXXXX` escape at `offset`, whose backslash and `u` are checked.
+    private func escapedCodeUnit(at offset: Int) throws(JSONSyntaxError) -> UInt32 {
+        var value: UInt32 = 0
+        for digitOffset in (offset + 2)..<(offset + 6) {
+            guard digitOffset < input.count, let digit = hexDigit(input[digitOffset]) else {
+                throw JSONSyntaxError(offset: offset, message: "invalid \\u escape; expected four hexadecimal digits")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// Skips the UTF-8 sequence of one character that starts at the current position with a byte
+    /// of 0x80 or more; throws at that byte when the sequence is not well-formed UTF-8 (RFC 3629).
+    private mutating func skipMultibyteCharacter() throws(JSONSyntaxError) {
+        let length: Int
+        // The second byte's range rules out overlong forms, surrogates and values above U+10FFFF.
+        var secondByte: ClosedRange<UInt8> = 0x80...0xBF
+        switch input[position] {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: (length, secondByte) = (3, 0xA0...0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: (length, secondByte) = (3, 0x80...0x9F)
+        case 0xF0: (length, secondByte) = (4, 0x90...0xBF)
+        case 0xF1...0xF3: length = 4
+        case 0xF4: (length, secondByte) = (4, 0x80...0x8F)
+        default: length = 0
+        }
+        var isValid = length > 0 && position + length <= input.count
+        var offset = 1
+        while isValid, offset < length {
+            isValid = (offset == 1 ? secondByte : 0x80...0xBF).contains(input[position + offset])
+            offset += 1
+        }
+        guard isValid else {
+            throw JSONSyntaxError(offset: position, message: "\(describeByte()) in a string is not valid UTF-8")
+        }
+        position += length
     }
 
     private mutating func parseLiteral(_ literal: StaticString, kind: JSONDocument.Kind) throws(JSONSyntaxError) {
