@@ -122,7 +122,10 @@ extension RecordingParser {
         var hash: UInt64?
         if let hashNode = document.member(of: 0, named: "hash") {
             let text = try string(hashNode, named: "hash", line: line)
-            guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else {
+            // Digits only: `UInt64(_:radix:)` alone would take a sign.
+            guard text.utf8.count == 16, text.utf8.allSatisfy({ hexDigit($0) != nil }),
+                let value = UInt64(text, radix: 16)
+            else {
                 throw error(
                     .corruptedLine(reason: "\"hash\" must be 16 hexadecimal digits, found \"\(text)\""), line: line)
             }

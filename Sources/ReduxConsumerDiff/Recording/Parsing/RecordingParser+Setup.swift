@@ -43,7 +43,11 @@ extension RecordingParser {
             throw ReplayError(.corruptedLine(reason: "the header has no \"format\" version"), line: 1, source: source)
         }
         let parts = format.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let major = Int(parts[0]), Int(parts[1]) != nil else {
+        // Digits only: `Int` alone would take a sign, and "-1.0" is no version.
+        let isNumber = { (part: Substring) in
+            part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        }
+        guard parts.count == 2, parts.allSatisfy(isNumber), let major = Int(parts[0]), Int(parts[1]) != nil else {
             throw ReplayError(
                 .corruptedLine(reason: "the format version \"\(format)\" is not major.minor"), line: 1, source: source)
         }
