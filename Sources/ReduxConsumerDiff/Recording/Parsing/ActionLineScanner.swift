@@ -19,7 +19,6 @@ enum ActionLineScanner {
     private static let typePrefix: StaticString = #","type":""#
     private static let actionPrefix: StaticString = #"","action":"#
     private static let hashPrefix: StaticString = #","hash":""#
-    private static let snapshotPrefix: StaticString = #"{"snapshot":"#
 
     /// Where the parts of an action line's envelope are.
     struct Prefix {
@@ -102,11 +101,11 @@ enum ActionLineScanner {
         return (nibbles | nibbles >> 16) & 0x0000_0000_FFFF_FFFF
     }
 
-    /// Whether the line starts as a snapshot line does.
-    static func startsSnapshot(_ line: [UInt8]) -> Bool {
+    /// Whether the line starts as the recorder's action lines do.
+    static func startsAction(_ line: [UInt8]) -> Bool {
         line.withUnsafeBufferPointer { bytes in
             var position = 0
-            return match(snapshotPrefix, in: bytes, at: &position)
+            return match(indexPrefix, in: bytes, at: &position)
         }
     }
 

@@ -59,16 +59,21 @@ extension RecordingParser {
         }
     }
 
-    /// Reads the line after action `index`: returns its snapshot when it is one, otherwise keeps
-    /// the line (or the error it caused) for the next call.
+    /// Reads the line after action `index`: returns its snapshot when it is one, in any layout,
+    /// otherwise keeps the line (or the error it caused) for the next call.
     func snapshotFollowing(_ index: Int) -> ParsedStep.Snapshot? {
         let offset = lines.offset
         do {
             guard try readLine() else { return nil }
-            // Only a line that starts as the recorder writes snapshots is parsed here; any other
-            // is left raw for `next()`, which parses each line once.
-            if ActionLineScanner.startsSnapshot(document.bytes), case .snapshot(index, let node) = try classifyLine() {
-                return try decodeSnapshot(at: node).map(ParsedStep.Snapshot.init)
+            // An action line as the recorder writes it stays raw for `next()`'s fast scanner; any
+            // other line may be a snapshot, so it is classified here, and kept so as to be parsed once.
+            if !ActionLineScanner.startsAction(document.bytes) {
+                let line = try classifyLine()
+                if case .snapshot(index, let node) = line {
+                    hasSnapshot = true
+                    return try decodeSnapshot(at: node).map(ParsedStep.Snapshot.init)
+                }
+                classifiedLookahead = line
             }
             lookaheadLine = (lines.lineNumber, offset)
         } catch {

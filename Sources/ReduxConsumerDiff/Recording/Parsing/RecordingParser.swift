@@ -24,6 +24,11 @@ final class RecordingParser {
     /// A line read ahead (looking for a snapshot after an action) and not yet delivered: the
     /// document holds line `number`, which starts at `offset`.
     @exclusivity(unchecked) var lookaheadLine: (number: Int, offset: Int)?
+    /// The look-ahead line as ``classifyLine()`` read it, when it was parsed already: a line the
+    /// recorder does not write in its action layout, parsed once whether it is a snapshot or not.
+    @exclusivity(unchecked) var classifiedLookahead: Line?
+    /// Whether the snapshot after action ``lastIndex`` was read: a recorder writes one at most.
+    @exclusivity(unchecked) var hasSnapshot = false
     /// The first error met, reading ahead or not: thrown when its line is due and by every call
     /// after that, until a ``seek(to:)``.
     @exclusivity(unchecked) var failure: ReplayError? {
@@ -66,10 +71,13 @@ final class RecordingParser {
         guard try readLine() else {
             throw error(.truncated(reason: "the recording ends after its header"), line: 2)
         }
-        if case .snapshot(0, let node) = try classifyLine(), let state = try decodeSnapshot(at: node) {
+        let line = try classifyLine()
+        if case .snapshot(0, let node) = line, let state = try decodeSnapshot(at: node) {
+            hasSnapshot = true
             return state
         }
         lookaheadLine = (lines.lineNumber, offset)
+        classifiedLookahead = line
         return nil
     }
 
@@ -88,7 +96,11 @@ final class RecordingParser {
         guard !hasEnded else { return nil }
         while true {
             var hasLine = try takeLookahead()
-            if !hasLine {
+            var line: Line?
+            if hasLine {
+                line = classifiedLookahead
+                classifiedLookahead = nil
+            } else {
                 hasLine = try readLine()
             }
             guard hasLine else {
@@ -101,9 +113,13 @@ final class RecordingParser {
                 )
             }
             let lineNumber = lines.lineNumber
-            switch try classifyLine() {
+            if line == nil {
+                line = try classifyLine()
+            }
+            switch line! {
             case .action(let index, let content, let hash):
                 lastIndex = index
+                hasSnapshot = false
                 if case .skipped(let actionType) = content, stopsAtSkippedActions {
                     throw error(.skippedAction(index: index, actionType: actionType), line: lineNumber)
                 }
@@ -115,12 +131,19 @@ final class RecordingParser {
                     snapshot: snapshotFollowing(index)
                 )
             case .snapshot(let index, _):
-                // Snapshots are read with the action before them; one elsewhere is only checked.
+                // Snapshots are read with the action before them (or as the initial state): one
+                // here is out of place, repeated, or one of a state that is not decoded.
                 guard index == lastIndex else {
                     throw error(
                         .corruptedLine(reason: "a snapshot after \(index) actions follows action \(lastIndex)"),
                         line: lineNumber)
                 }
+                guard !hasSnapshot else {
+                    throw error(
+                        .corruptedLine(reason: "a second snapshot after \(index) actions: lines are repeated"),
+                        line: lineNumber)
+                }
+                hasSnapshot = true
             case .end(let count, let failure):
                 guard count == lastIndex else {
                     throw error(
@@ -147,6 +170,7 @@ final class RecordingParser {
         let offset: Int
         let lineNumber: Int
         let lastIndex: Int
+        let hasSnapshot: Bool
     }
 
     var isSeekable: Bool { lines.isSeekable }
@@ -156,9 +180,10 @@ final class RecordingParser {
             return nil
         }
         if let (number, offset) = lookaheadLine {
-            return Position(offset: offset, lineNumber: number - 1, lastIndex: lastIndex)
+            return Position(offset: offset, lineNumber: number - 1, lastIndex: lastIndex, hasSnapshot: hasSnapshot)
         }
-        return Position(offset: lines.offset, lineNumber: lines.lineNumber, lastIndex: lastIndex)
+        return Position(
+            offset: lines.offset, lineNumber: lines.lineNumber, lastIndex: lastIndex, hasSnapshot: hasSnapshot)
     }
 
     func seek(to position: Position) throws(ReplayError) {
@@ -168,8 +193,10 @@ final class RecordingParser {
             throw self.error(.cannotRewind(reason: error.message), line: position.lineNumber)
         }
         lookaheadLine = nil
+        classifiedLookahead = nil
         failure = nil
         lastIndex = position.lastIndex
+        hasSnapshot = position.hasSnapshot
         hasEnded = false
     }
 }
