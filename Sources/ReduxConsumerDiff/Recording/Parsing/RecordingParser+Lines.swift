@@ -30,6 +30,15 @@ extension RecordingParser {
         return true
     }
 
+    /// The line just taken from the look-ahead, classified: as it was when read ahead, or now.
+    func classifyLookahead() throws(ReplayError) -> Line {
+        if hasClassifiedLookahead, let line = classifiedLookahead {
+            classifiedLookahead = nil
+            return line
+        }
+        return try classifyLine()
+    }
+
     /// Reads the next line into the document, unparsed; `false` at the end of the input.
     func readLine() throws(ReplayError) -> Bool {
         let outcome: LineReader.Outcome

@@ -26,7 +26,12 @@ final class RecordingParser {
     @exclusivity(unchecked) var lookaheadLine: (number: Int, offset: Int)?
     /// The look-ahead line as ``classifyLine()`` read it, when it was parsed already: a line the
     /// recorder does not write in its action layout, parsed once whether it is a snapshot or not.
-    @exclusivity(unchecked) var classifiedLookahead: Line?
+    @exclusivity(unchecked) var classifiedLookahead: Line? {
+        didSet { hasClassifiedLookahead = classifiedLookahead != nil }
+    }
+    /// Whether there is a `classifiedLookahead`: checked for every line, where reading the optional
+    /// would copy it.
+    @exclusivity(unchecked) private(set) var hasClassifiedLookahead = false
     /// Whether the snapshot after action ``lastIndex`` was read: a recorder writes one at most.
     @exclusivity(unchecked) var hasSnapshot = false
     /// The first error met, reading ahead or not: thrown when its line is due and by every call
@@ -95,15 +100,12 @@ final class RecordingParser {
     private func readNext() throws(ReplayError) -> ParsedStep? {
         guard !hasEnded else { return nil }
         while true {
-            var hasLine = try takeLookahead()
-            var line: Line?
-            if hasLine {
-                line = classifiedLookahead
-                classifiedLookahead = nil
+            let line: Line
+            if try takeLookahead() {
+                line = try classifyLookahead()
+            } else if try readLine() {
+                line = try classifyLine()
             } else {
-                hasLine = try readLine()
-            }
-            guard hasLine else {
                 throw error(
                     .truncated(
                         reason: "the recording ends after action \(lastIndex) without its end line "
@@ -113,10 +115,7 @@ final class RecordingParser {
                 )
             }
             let lineNumber = lines.lineNumber
-            if line == nil {
-                line = try classifyLine()
-            }
-            switch line! {
+            switch line {
             case .action(let index, let content, let hash):
                 lastIndex = index
                 hasSnapshot = false
