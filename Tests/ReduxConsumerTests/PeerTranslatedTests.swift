@@ -185,48 +185,6 @@ private let stateAccessingMiddleware: Middleware<TestStringAppState> = { dispatc
 
 // MARK: Helpers
 
-/// Collects values from callbacks, whatever thread they run on.
-private final class Log<Element>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Element] = []
-
-    func append(_ element: Element) {
-        lock.lock()
-        storage.append(element)
-        lock.unlock()
-    }
-
-    var values: [Element] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
-
-    var count: Int { values.count }
-    var last: Element? { values.last }
-}
-
-/// A mutable slot shared with `@Sendable` closures.
-private final class Slot<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: Value
-
-    init(_ value: Value) { storage = value }
-
-    var value: Value {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return storage
-        }
-        set {
-            lock.lock()
-            storage = newValue
-            lock.unlock()
-        }
-    }
-}
-
 /// An object whose release is observable through a weak reference.
 private final class Probe: Sendable {}
 
@@ -257,7 +215,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
 
     /// ReSwift `StoreTests.testInit`: a store given no state builds it from an init action.
     @Test func storeInitDispatchesStoreInitWhenStateIsNil() {
-        let actions = Log<String>()
+        let actions = Recorder<String>()
         let reducer: @Sendable (any Action, TestAppState?) -> TestAppState = { action, state in
             actions.append(String(describing: type(of: action)))
             return testReducer(action, state)
@@ -278,7 +236,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         weak var weakStore: Store<TestAppState>?
         weak var weakConsumer: StateConsumer<TestAppState>?
         var handles: [Subscription] = []
-        let heard = Log<Int?>()
+        let heard = Recorder<Int?>()
         do {
             let logging: Middleware<TestAppState> = { _, _ in { next in { action in next(action) } } }
             let store = Store(reSwiftReducer: testReducer, state: TestAppState(), middleware: [logging])
@@ -304,7 +262,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// subscription ends".
     @Test func storeKeepsASubscribedConsumerUntilTheSubscriptionEnds() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
-        let heard = Log<Int?>()
+        let heard = Recorder<Int?>()
         weak var weakConsumer: StateConsumer<TestAppState>?
         let subscription: Subscription
         do {
@@ -330,9 +288,9 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// nothing; a registration lasts until it is cancelled".
     @Test func subscribersAreRemovedByCancelNotByDroppingTheHandle() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
-        let received1 = Log<Int?>()
-        let received2 = Log<Int?>()
-        let dropped = Log<Int?>()
+        let received1 = Recorder<Int?>()
+        let received2 = Recorder<Int?>()
+        let dropped = Recorder<Int?>()
         let subscription1 = store.subscribe { _, new in received1.append(new.testValue) }
         let subscription2 = store.subscribe { _, new in received2.append(new.testValue) }
         _ = store.subscribe { _, new in dropped.append(new.testValue) }
@@ -362,7 +320,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func duplicateSubscriptionIsFedOnce() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let received = Log<Int?>()
+        let received = Recorder<Int?>()
         consumer.add(\.testValue, options: .instantly) { _, new in received.append(new) }
 
         let first = store.subscribe(consumer)
@@ -385,9 +343,9 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func dispatchesInitialValueUponSubscription() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let received = Log<String>()
+        let received = Recorder<String>()
         consumer.add(\.testValue, options: .instantly) { old, new in received.append("\(old as Any)→\(new as Any)") }
-        let closureStates = Log<Int?>()
+        let closureStates = Recorder<Int?>()
 
         let subscription = store.subscribe(consumer)
         let closureSubscription = store.subscribe { _, new in closureStates.append(new.testValue) }
@@ -406,7 +364,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// the outer `dispatch` has returned only when it is done.
     @Test func allowsDispatchingFromWithinAClosureSubscriber() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
-        let seen = Log<Int?>()
+        let seen = Recorder<Int?>()
         let subscription = store.subscribe { [weak store] _, new in
             seen.append(new.testValue)
             if new.testValue != 5 {
@@ -423,7 +381,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func allowsDispatchingFromWithinAConsumer() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let seen = Log<String>()
+        let seen = Recorder<String>()
         consumer.add(\.testValue) { [weak store] old, new in
             seen.append("\(old ?? -1)→\(new ?? -1)")
             if new != 5 {
@@ -443,7 +401,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func doesNotNotifyAfterUnsubscribingAndCatchesUpWhenSubscribedAgain() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let received = Log<String>()
+        let received = Recorder<String>()
         consumer.add(\.testValue, options: .instantly) { old, new in received.append("\(old ?? -1)→\(new ?? -1)") }
 
         store.dispatch(SetValueAction(5))
@@ -483,12 +441,12 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func subscribingAndDispatchingInsideACallbackKeepsBothSubscriptions() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer2 = StateConsumer<TestAppState>()
-        let heard2 = Log<String>()
+        let heard2 = Recorder<String>()
         consumer2.add(\.testValue) { old, new in heard2.append("\(old ?? -1)→\(new ?? -1)") }
         let subscription2 = Slot<Subscription?>(nil)
 
         let consumer1 = StateConsumer<TestAppState>()
-        let heard1 = Log<Int?>()
+        let heard1 = Recorder<Int?>()
         consumer1.add(\.testValue) { [weak store] _, new in
             heard1.append(new)
             guard new == 1, let store else { return }
@@ -517,7 +475,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func retainCycleOriginalSubscription() {
         weak var weakStore: Store<TestAppState>?
         weak var weakProbe: Probe?
-        let received = Log<Int?>()
+        let received = Recorder<Int?>()
         do {
             let store = Store(reSwiftReducer: testReducer, state: TestAppState())
             let consumer = StateConsumer<TestAppState>()
@@ -549,7 +507,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func retainCycleTransformedSubscription() {
         weak var weakStore: Store<TestAppState>?
         weak var weakProbe: Probe?
-        let received = Log<Int?>()
+        let received = Recorder<Int?>()
         do {
             let store = Store(reSwiftReducer: testReducer, state: TestAppState())
             let consumer = StateConsumer<TestAppState>()
@@ -577,7 +535,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func cancelledClosureSubscriberIsReleasedWhileTheStoreLives() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         weak var weakProbe: Probe?
-        let received = Log<Int?>()
+        let received = Recorder<Int?>()
         let subscription: Subscription
         do {
             let probe = Probe()
@@ -599,7 +557,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func allowsSelectorClosure() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let received = Log<Int?>()
+        let received = Recorder<Int?>()
         consumer.add({ $0.testValue }) { (new: Int?) in received.append(new) }
         let subscription = store.subscribe(consumer)
 
@@ -615,7 +573,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func allowsSelectorKeyPath() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let received = Log<Int?>()
+        let received = Recorder<Int?>()
         consumer.add(\.testValue) { (new: Int?) in received.append(new) }
         let subscription = store.subscribe(consumer)
 
@@ -633,7 +591,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let store = Store(reSwiftReducer: testComplexAppStateReducer, state: TestComplexAppState())
         let consumer = StateConsumer<TestComplexAppState>()
         let received = Slot<(Int?, String?)>((nil, nil))
-        let calls = Log<Int>()
+        let calls = Recorder<Int>()
         consumer.add(
             { ($0.testValue, $0.otherState?.name) },
             isEqual: { $0.0 == $1.0 && $0.1 == $1.1 }
@@ -656,8 +614,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func unchangedSubstateWithExplicitEqualityIsNotDelivered() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 3))
         let consumer = StateConsumer<TestAppState>()
-        let byClosure = Log<Int?>()
-        let byKeyPath = Log<Int?>()
+        let byClosure = Recorder<Int?>()
+        let byKeyPath = Recorder<Int?>()
         consumer.add({ $0.testValue }, isEqual: { $0 == $1 }, options: .instantly) { _, new in byClosure.append(new) }
         consumer.add(\.testValue, isEqual: { $0 == $1 }, options: .instantly) { _, new in byKeyPath.append(new) }
         let subscription = store.subscribe(consumer)
@@ -675,8 +633,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func unchangedEquatableSubstateIsNotDeliveredByDefault() {
         let store = Store(reSwiftReducer: testValueStringReducer, state: TestStringAppState())
         let consumer = StateConsumer<TestStringAppState>()
-        let byClosure = Log<String>()
-        let byKeyPath = Log<String>()
+        let byClosure = Recorder<String>()
+        let byKeyPath = Recorder<String>()
         consumer.add({ $0.testValue }, options: .instantly) { _, new in byClosure.append(new) }
         consumer.add(\.testValue, options: .instantly) { _, new in byKeyPath.append(new) }
         let subscription = store.subscribe(consumer)
@@ -695,9 +653,9 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func customEqualitySkipsStateUpdates() {
         let store = Store(reSwiftReducer: testCustomAppStateReducer, state: TestCustomAppState(substateValue: 5))
         let consumer = StateConsumer<TestCustomAppState>()
-        let skipRepeats = Log<Int>()
-        let skipWhen = Log<Int>()
-        let onlyWhen = Log<Int>()
+        let skipRepeats = Recorder<Int>()
+        let skipWhen = Recorder<Int>()
+        let onlyWhen = Recorder<Int>()
         consumer.add({ $0.substate }, isEqual: { $0.value == $1.value }, options: .instantly) { _, new in
             skipRepeats.append(new.value)
         }
@@ -730,8 +688,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func nonEquatableSubstateWithPulsePassesOnDuplicates() {
         let store = Store(reSwiftReducer: testNonEquatableReducer, state: TestNonEquatable())
         let consumer = StateConsumer<TestNonEquatable>()
-        let received = Log<String>()
-        let isEqualCalls = Log<Int>()
+        let received = Recorder<String>()
+        let isEqualCalls = Recorder<Int>()
         consumer.add(
             \.testValue,
             isEqual: { _, _ in
@@ -755,8 +713,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func pulsePassesOnDuplicateStates() {
         let store = Store(reSwiftReducer: testValueStringReducer, state: TestStringAppState())
         let consumer = StateConsumer<TestStringAppState>()
-        let substate = Log<String>()
-        let whole = Log<String>()
+        let substate = Recorder<String>()
+        let whole = Recorder<String>()
         consumer.add(\.testValue, options: [.instantly, .pulse]) { _, new in substate.append(new) }
         consumer.add(\.self, options: [.instantly, .pulse]) { _, new in whole.append(new.testValue) }
         let subscription = store.subscribe(consumer)
@@ -774,7 +732,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func skipsStateUpdatesForEquatableStateByDefault() {
         let store = Store(reSwiftReducer: testValueStringReducer, state: TestStringAppState())
         let consumer = StateConsumer<TestStringAppState>()
-        let received = Log<String>()
+        let received = Recorder<String>()
         consumer.add(\.self, options: .instantly) { _, new in received.append(new.testValue) }
         let subscription = store.subscribe(consumer)
         #expect(received.values == ["Initial"])
@@ -791,8 +749,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func skipsStateUpdatesForEquatableSubStateByDefault() {
         let store = Store(reSwiftReducer: testNonEquatableReducer, state: TestNonEquatable())
         let consumer = StateConsumer<TestNonEquatable>()
-        let byClosure = Log<String>()
-        let byKeyPath = Log<String>()
+        let byClosure = Recorder<String>()
+        let byKeyPath = Recorder<String>()
         consumer.add({ $0.testValue.testValue }, options: .instantly) { _, new in byClosure.append(new) }
         consumer.add(\.testValue.testValue, options: .instantly) { _, new in byKeyPath.append(new) }
         let subscription = store.subscribe(consumer)
@@ -812,10 +770,10 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func passesOnRootStateAndItsChange() {
         let store = Store(reSwiftReducer: testValueStringReducer, state: TestStringAppState())
         let instant = StateConsumer<TestStringAppState>()
-        let instantValues = Log<String>()
+        let instantValues = Recorder<String>()
         instant.add(\.self, options: .instantly) { new in instantValues.append(new.testValue) }
         let plain = StateConsumer<TestStringAppState>()
-        let plainValues = Log<String>()
+        let plainValues = Recorder<String>()
         plain.add(\.self) { new in plainValues.append(new.testValue) }
         let subscriptions = [store.subscribe(instant), store.subscribe(plain)]
         #expect(instantValues.values == ["Initial"])
@@ -851,8 +809,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func automaticallySkipsRepeatsOfASelectedEquatableValue() {
         let store = Store(reSwiftReducer: Self.personReducer, state: nil)
         let consumer = StateConsumer<PersonState>()
-        let implicit = Log<String>()
-        let explicit = Log<String>()
+        let implicit = Recorder<String>()
+        let explicit = Recorder<String>()
         consumer.add({ $0.name }, options: .instantly) { new in implicit.append(new) }
         consumer.add({ $0.name }, isEqual: { $0 == $1 }, options: .instantly) { _, new in explicit.append(new) }
         let subscription = store.subscribe(consumer)
@@ -897,8 +855,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let store = Store(initialState: FakeAppState(), reducer: reducer)
         let subscriber1 = StateConsumer<FakeAppState>()
         let subscriber2 = StateConsumer<FakeAppState>()
-        let count1 = Log<Int>()
-        let count2 = Log<Int>()
+        let count1 = Recorder<Int>()
+        let count2 = Recorder<Int>()
         subscriber1.add(\.subState1, options: .instantly) { new in count1.append(new.testValue) }
         subscriber2.add(\.substate2, options: .instantly) { new in count2.append(new.testValue) }
         let subscriptions = [store.subscribe(subscriber1), store.subscribe(subscriber2)]
@@ -917,7 +875,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
             reSwiftReducer: testValueStringReducer, state: TestStringAppState(),
             middleware: [firstMiddleware, secondMiddleware])
         let consumer = StateConsumer<TestStringAppState>()
-        let received = Log<String>()
+        let received = Recorder<String>()
         consumer.add(\.testValue, options: .instantly) { new in received.append(new) }
         let subscription = store.subscribe(consumer)
 
@@ -931,7 +889,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// middleware's dispatch is queued and runs right after the current action (ReSwift runs it
     /// re-entrantly, before); the outer `dispatch` returns after both.
     @Test func middlewareCanDispatch() {
-        let reduced = Log<String>()
+        let reduced = Recorder<String>()
         let reducer: @Sendable (any Action, TestStringAppState?) -> TestStringAppState = { action, state in
             reduced.append(String(describing: type(of: action)))
             return testValueStringReducer(action, state)
@@ -961,7 +919,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// ReSwift's `getState` contract inside a middleware: before `next` the state before the
     /// action, after `next` the reduced one; `nil` once the store is gone.
     @Test func getStateInMiddlewareSeesTheStateBeforeAndAfterNext() {
-        let seen = Log<String>()
+        let seen = Recorder<String>()
         let keptGetState = Slot<GetState<TestAppState>?>(nil)
         let watching: Middleware<TestAppState> = { _, getState in
             keptGetState.value = getState
@@ -987,7 +945,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// has no removal of middleware): `addMiddleware` takes effect from the next action, as the
     /// innermost middleware.
     @Test func canAddMiddlewareAfterInit() {
-        let order = Log<String>()
+        let order = Recorder<String>()
         func middleware(_ name: String) -> Middleware<TestStringAppState> {
             { _, _ in
                 { next in
@@ -1015,7 +973,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// difference: no trap; "a dispatch … made from inside a reducer runs right after it".
     @Test func dispatchFromAReducerIsQueuedAfterIt() {
         let storeBox = Slot<Store<TestAppState>?>(nil)
-        let reduced = Log<Int?>()
+        let reduced = Recorder<Int?>()
         let reducer: @Sendable (any Action, TestAppState?) -> TestAppState = { action, state in
             let next = testReducer(action, state)
             if let action = action as? SetValueAction {
@@ -1051,8 +1009,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// ReSwift `ThunksTests.testAction` and `testThunk`: the middleware called by hand.
     @Test func thunkMiddlewarePassesActionsAndRunsThunks() {
         let middleware: Middleware<TestAppState> = createThunkMiddleware()
-        let nextCalls = Log<Int>()
-        let bodyCalls = Log<Int>()
+        let nextCalls = Recorder<Int>()
+        let bodyCalls = Recorder<Int>()
         let chain = middleware({ _ in }, { nil })({ _ in nextCalls.append(1) })
         chain(NoOpAction())
         #expect(nextCalls.count == 1)
@@ -1067,7 +1025,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
         let done = DispatchSemaphore(value: 0)
-        let received = Log<Int?>()
+        let received = Recorder<Int?>()
         consumer.add(\.testValue) { [weak store] _, new in
             received.append(new)
             #expect(store?.state.testValue == 5)
@@ -1107,8 +1065,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let a = State(count: 1, map: [1: "a", 2: "b", 3: "c"])
         let b = State(count: 2, map: [1: "a"])
         let consumer = StateConsumer<State>()
-        let instant = Log<String>()
-        let plain = Log<String>()
+        let instant = Recorder<String>()
+        let plain = Recorder<String>()
         consumer.add(\.map, isEqual: { $0 == $1 }, options: .instantly) { old, new in
             instant.append("\(old.count)→\(new.count)")
             #expect(old == a.map || new == b.map)
@@ -1137,7 +1095,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
             if let new, new < 3 { store?.dispatch(SetValueAction(new + 1)) }
         }
         let watcher = StateConsumer<TestAppState>()
-        let pairs = Log<String>()
+        let pairs = Recorder<String>()
         watcher.add(\.testValue) { old, new in pairs.append("\(old ?? -1)→\(new ?? -1)") }
         let subscriptions = [store.subscribe(dispatcher), store.subscribe(watcher)]
 
@@ -1154,7 +1112,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// itself hears nothing more.
     @Test func unsubscribingInsideACallback() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
-        let log = Log<String>()
+        let log = Recorder<String>()
         let laterBox = Slot<Subscription?>(nil)
         let selfBox = Slot<Subscription?>(nil)
         let first = store.subscribe { _, new in
@@ -1180,7 +1138,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func removingMembersInsideACallback() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let log = Log<String>()
+        let log = Recorder<String>()
         let laterToken = Slot<ConsumerToken?>(nil)
         let selfToken = Slot<ConsumerToken?>(nil)
         consumer.add(\.testValue) { [weak consumer] _, new in
@@ -1207,7 +1165,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func membersAddedInsideACallbackStartWithTheNextState() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let log = Log<String>()
+        let log = Recorder<String>()
         let added = Slot(false)
         consumer.add(\.testValue) { [weak consumer] _, new in
             log.append("adder \(new ?? -1)")
@@ -1238,7 +1196,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// they subscribed (closure subscribers and consumers alike) …; action listeners come last".
     @Test func subscribersAreCalledInSubscriptionOrderAndListenersLast() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
-        let log = Log<String>()
+        let log = Recorder<String>()
         let listener = store.observeActions { _ in log.append("listener") }
         let a = store.subscribe { _, _ in log.append("closure A") }
         let consumer = StateConsumer<TestAppState>()
@@ -1256,7 +1214,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// every action once, in one order.
     @Test func concurrentDispatchesAreHeardOnceEachInOrder() {
         let finished = finishesWithoutDeadlock {
-            let seen = Log<Int>()
+            let seen = Recorder<Int>()
             let reducerStore = Store(
                 initialState: 0,
                 reducer: Reducer<Int> { (state, _: NoOpAction) in state += 1 })
@@ -1284,7 +1242,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test(arguments: [true, false])
     func consumerOutlivingItsStoreCanJoinAnotherStore(cancelsTheHandle: Bool) {
         let consumer = StateConsumer<TestAppState>()
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         consumer.add(\.testValue) { old, new in heard.append("\(old ?? -1)→\(new ?? -1)") }
         weak var weakStore: Store<TestAppState>?
         let handle: Subscription
@@ -1310,7 +1268,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// not both" — once the store is gone, only the hand is left.
     @Test func consumerOutlivingItsStoreCanBeFedByHand() {
         let consumer = StateConsumer<TestAppState>()
-        let heard = Log<Int?>()
+        let heard = Recorder<Int?>()
         consumer.add(\.testValue) { _, new in heard.append(new) }
         do {
             let store = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 1))
@@ -1326,7 +1284,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let first = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 1))
         let second = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 5))
         let consumer = StateConsumer<TestAppState>()
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         consumer.add(\.testValue, options: .instantly) { old, new in heard.append("\(old ?? -1)→\(new ?? -1)") }
 
         let a = first.subscribe(consumer)
@@ -1346,7 +1304,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func cancellingOneHandleTwiceKeepsTheOtherHandlesSubscription() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let heard = Log<Int?>()
+        let heard = Recorder<Int?>()
         consumer.add(\.testValue) { _, new in heard.append(new) }
         let first = store.subscribe(consumer)
         let second = store.subscribe(consumer)
@@ -1364,7 +1322,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// `newState`): closure subscribers and listeners are never called, nothing stays counted.
     @Test func subscribeThenCancelInsideACallbackNeverCallsClosuresOrListeners() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         let once = Slot(false)
         let outer = store.subscribe { [weak store] _, _ in
             guard let store, !once.value else { return }
@@ -1385,7 +1343,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// never called after `cancel()` returned.
     @Test func consumerSubscribedAndCancelledInsideACallbackIsNeverCalled() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 0))
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         let cancelled = Slot(false)
         let consumer = StateConsumer<TestAppState>()
         consumer.add(\.testValue, options: .instantly) { old, new in
@@ -1410,7 +1368,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// inside `subscribe`, and hears nothing after `cancel()`.
     @Test func consumerSubscribedAndCancelledInsideACallbackHearsNoCatchUp() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 0))
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         let cancelled = Slot(false)
         let consumer = StateConsumer<TestAppState>()
         consumer.add(\.testValue) { old, new in
@@ -1436,7 +1394,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func instantMemberAddedAndRemovedInsideACallbackIsNeverCalled() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 0))
         let consumer = StateConsumer<TestAppState>()
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         let removed = Slot(false)
         consumer.add(\.testValue) { [weak consumer] _, new in
             guard let consumer, new == 1 else { return }
@@ -1458,9 +1416,9 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// starts with the action after it"; `observeActions`: "A listener added from inside one of this
     /// store's actions starts with the next action." Here from a middleware, before `next`.
     @Test func closureAndListenerSubscribedFromAMiddlewareStartWithTheNextAction() {
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         let storeSlot = Slot<Store<TestAppState>?>(nil)
-        let handles = Log<Subscription>()
+        let handles = Recorder<Subscription>()
         let subscribing: Middleware<TestAppState> = { _, _ in
             { next in
                 { action in
@@ -1486,9 +1444,9 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// The same from a reducer: README, "a subscription … made from inside a reducer runs right
     /// after it", and "A closure subscribed … during an action is first called with the next action".
     @Test func closureSubscribedFromAReducerStartsWithTheNextAction() {
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         let storeSlot = Slot<Store<TestAppState>?>(nil)
-        let handles = Log<Subscription>()
+        let handles = Recorder<Subscription>()
         let reducer: @Sendable (any Action, TestAppState?) -> TestAppState = { action, state in
             if let action = action as? SetValueAction, action.value == 1, let store = storeSlot.value {
                 handles.append(store.subscribe { _, new in heard.append("closure \(new.testValue ?? -1)") })
@@ -1508,8 +1466,8 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// Control: from a subscriber's callback the documented rule holds.
     @Test func closureSubscribedFromACallbackStartsWithTheNextAction() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
-        let heard = Log<String>()
-        let handles = Log<Subscription>()
+        let heard = Recorder<String>()
+        let handles = Recorder<Subscription>()
         let outer = store.subscribe { [weak store] _, new in
             guard let store, new.testValue == 1 else { return }
             handles.append(store.subscribe { _, new in heard.append("closure \(new.testValue ?? -1)") })
@@ -1543,9 +1501,9 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let store = Store(
             initialState: 0, reducer: Reducer<Int> { state, action in if action is Twice { state += 1 } },
             middleware: [twiceMiddleware])
-        let pairs = Log<String>()
-        let consumerPairs = Log<String>()
-        let listened = Log<String>()
+        let pairs = Recorder<String>()
+        let consumerPairs = Recorder<String>()
+        let listened = Recorder<String>()
         let closure = store.subscribe { old, new in pairs.append("\(old)→\(new)") }
         let consumer = StateConsumer<Int>()
         consumer.add(\.self) { old, new in consumerPairs.append("\(old)→\(new)") }
@@ -1581,7 +1539,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         }
         let store = Store(initialState: 0, reducer: reducer, middleware: [bumping])
         storeSlot.value = store
-        let pairs = Log<String>()
+        let pairs = Recorder<String>()
         let first = store.subscribe { old, new in pairs.append("\(old)→\(new)") }
         let consumer = StateConsumer<Int>()
         consumer.add(\.self) { [weak store] _, new in if new == 2 { store?.dispatch(Bump()) } }  // → 3
@@ -1616,12 +1574,12 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState(), middleware: [delaying])
         let consumer = StateConsumer<TestAppState>()
         let done = DispatchSemaphore(value: 0)
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         consumer.add(\.testValue) { old, new in
             heard.append("\(old ?? -1)→\(new ?? -1)")
             done.signal()
         }
-        let listened = Log<String>()
+        let listened = Recorder<String>()
         let listenerDone = DispatchSemaphore(value: 0)
         let listener = store.observeActions { action in
             listened.append("\(type(of: action))")
@@ -1642,7 +1600,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// diagnostic naming the action it dropped"; the store keeps working afterwards.
     @Test func runawayChainStopsWithADiagnostic() {
         struct Loop: Action {}
-        let reports = Log<String>()
+        let reports = Recorder<String>()
         let store = Store(
             initialState: 0, reducer: Reducer<Int> { (state, _: Loop) in state += 1 },
             diagnostics: { reports.append($0) })
@@ -1661,7 +1619,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let store = Store(
             reSwiftReducer: testValueStringReducer, state: TestStringAppState(),
             middleware: [firstMiddleware, secondMiddleware])
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         let listener = store.observeActions { action in
             heard.append((action as? SetValueStringAction)?.value ?? "other")
         }
@@ -1677,7 +1635,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         let consumer = StateConsumer<TestAppState>()
         let subscription = store.subscribe(consumer)
         store.dispatch(SetValueAction(2))
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         consumer.add(\.testValue, options: .instantly) { old, new in heard.append("instant \(old ?? -1)→\(new ?? -1)") }
         #expect(heard.values == ["instant 2→2"])
         consumer.add(\.testValue) { old, new in heard.append("plain \(old ?? -1)→\(new ?? -1)") }
@@ -1692,7 +1650,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     @Test func bagsAndOwnersEndRegistrations() {
         let store = Store(reSwiftReducer: testReducer, state: TestAppState())
         let consumer = StateConsumer<TestAppState>()
-        let heard = Log<String>()
+        let heard = Recorder<String>()
         var bag: ConsumerBag? = ConsumerBag()
         consumer.add(\.testValue) { _, new in heard.append("bagged \(new ?? -1)") }.store(in: bag!)
         store.subscribe(consumer).store(in: bag!)
@@ -1724,7 +1682,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
             for _ in 0..<200 {
                 let store = Store(initialState: 0, reducer: Reducer<Int> { (state, _: NoOpAction) in state += 1 })
                 let cancelled = Slot(false)
-                let late = Log<Int>()
+                let late = Recorder<Int>()
                 let started = DispatchSemaphore(value: 0)
                 let subscription = store.subscribe { _, new in
                     if new == 1 { started.signal() }
@@ -1762,9 +1720,9 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
 
     private final class Screen: Sendable {
         let page: PageStore<MainState, TestAppState>
-        let log: Log<String>
+        let log: Recorder<String>
 
-        init(appStore: Store<TestAppState>, log: Log<String>) {
+        init(appStore: Store<TestAppState>, log: Recorder<String>) {
             self.log = log
             page = PageStore(
                 global: appStore,
@@ -1784,7 +1742,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// state, and leaves the global store as it found it when its owner goes.
     @Test func pageStoreLivesAsLongAsItsOwner() {
         let appStore = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 10))
-        let log = Log<String>()
+        let log = Recorder<String>()
         let baseline = appStore.subscriberCount
         weak var weakScreen: Screen?
         do {
@@ -1806,14 +1764,14 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// `close()`: "Later dispatches are ignored and reported …, never a crash."
     @Test func closedPageIgnoresAndReportsDispatches() {
         let appStore = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 0))
-        let reports = Log<String>()
+        let reports = Recorder<String>()
         let page = PageStore<MainState, TestAppState>(
             global: appStore,
             initialState: { _ in MainState(count: 0) },
             reducer: Reducer<MainState> { (state, _: MainAction) in state.count += 1 },
             diagnostics: { reports.append($0) }
         )
-        let heard = Log<Int>()
+        let heard = Recorder<Int>()
         page.consumer.add(\.count) { new in heard.append(new) }
         page.globalConsumer.add(\.testValue) { _ in heard.append(-1) }
         page.dispatch(MainAction.increment)
@@ -1835,7 +1793,7 @@ private func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     /// them and notified its subscribers".
     @Test func forwardedGlobalActionsReachThePageAfterGlobalSubscribers() {
         let appStore = Store(reSwiftReducer: testReducer, state: TestAppState(testValue: 0))
-        let log = Log<String>()
+        let log = Recorder<String>()
         let page = PageStore<MainState, TestAppState>(
             global: appStore,
             initialState: { _ in MainState(count: 0) },

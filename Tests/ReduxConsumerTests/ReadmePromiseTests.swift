@@ -4,23 +4,6 @@ import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
 
-/// A one-shot completion signal that a task can await without blocking a thread.
-private struct Signal: Sendable {
-    let stream: AsyncStream<Void>
-    let continuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-    }
-
-    func fire() { continuation.yield() }
-
-    func wait() async {
-        var iterator = stream.makeAsyncIterator()
-        _ = await iterator.next()
-    }
-}
-
 private struct Boom: Error, CustomStringConvertible {
     var description: String { "boom" }
 }

@@ -65,27 +65,6 @@ private final class Calls: Sendable {
     var value: Int { count.values.count }
 }
 
-/// A mutable slot shared with `@Sendable` closures.
-private final class JSBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: Value
-
-    init(_ value: Value) { storage = value }
-
-    var value: Value {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return storage
-        }
-        set {
-            lock.lock()
-            storage = newValue
-            lock.unlock()
-        }
-    }
-}
-
 // MARK: - Suite
 
 @Suite struct ReduxJSTranslatedTests {
@@ -228,7 +207,7 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
         let listenerA = Calls()
         let listenerB = Calls()
         let listenerC = Calls()
-        let unsubB = JSBox<Subscription?>(nil)
+        let unsubB = Slot<Subscription?>(nil)
 
         let a = store.subscribe { _, _ in listenerA() }
         unsubB.value = store.subscribe { _, _ in
@@ -286,7 +265,7 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
         let listener1 = Calls()
         let listener2 = Calls()
         let listener3 = Calls()
-        let added = JSBox<Subscription?>(nil)
+        let added = Slot<Subscription?>(nil)
 
         let one = store.subscribe { _, _ in listener1() }
         let two = store.subscribe { [weak store] _, _ in
@@ -316,8 +295,8 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
         let listener2 = Calls()
         let listener3 = Calls()
         let listener4 = Calls()
-        let unsubscribe1 = JSBox<Subscription?>(nil)
-        let unsubscribe4 = JSBox<Subscription?>(nil)
+        let unsubscribe1 = Slot<Subscription?>(nil)
+        let unsubscribe4 = Slot<Subscription?>(nil)
         let insideCounts = Recorder<[Int]>()
 
         unsubscribe1.value = store.subscribe { [weak store] _, _ in
@@ -395,7 +374,7 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
     /// `does not allow dispatch() from within a reducer`. Deliberate difference: "a dispatch … made
     /// from inside a reducer runs right after it", and the subscribers hear both actions, in order.
     @Test func dispatchFromAReducerRunsRightAfterItAndIsHeard() {
-        let storeBox = JSBox<Store<[Todo]>?>(nil)
+        let storeBox = Slot<Store<[Todo]>?>(nil)
         let reducer = Reducer<[Todo]>.combine(
             todos,
             Reducer { (state, action: TodoAction) in
@@ -417,12 +396,12 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
     /// store's current state at once": an `.instantly` member fires once with the reduced state, a
     /// plain one starts from it; neither hears the action in progress as a change.
     @Test func consumerSubscribedFromAReducerStartsFromTheReducedState() {
-        let storeBox = JSBox<Store<[Todo]>?>(nil)
+        let storeBox = Slot<Store<[Todo]>?>(nil)
         let consumer = StateConsumer<[Todo]>()
         let heard = Recorder<String>()
         consumer.add(\.count, options: .instantly) { old, new in heard.append("instant \(old)→\(new)") }
         consumer.add(\.count) { old, new in heard.append("plain \(old)→\(new)") }
-        let subscriptionBox = JSBox<Subscription?>(nil)
+        let subscriptionBox = Slot<Subscription?>(nil)
         let reducer = Reducer<[Todo]>.combine(
             todos,
             Reducer { (_, action: TodoAction) in
@@ -448,7 +427,7 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
     /// consumer subscription and a consumer member removed by the reducer do not hear the action in
     /// progress, nor any later one.
     @Test func unsubscribingFromAReducerTakesEffectAtOnce() {
-        let handles = JSBox<[any Cancellable]>([])
+        let handles = Slot<[any Cancellable]>([])
         let reducer = Reducer<[Todo]>.combine(
             todos,
             Reducer { (_, action: TodoAction) in
@@ -531,7 +510,7 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
     @Test func listenerCancelledDuringThePassIsNotCalledForIt() {
         let store = makeTodoStore()
         let heard = Recorder<String>()
-        let listener = JSBox<Subscription?>(nil)
+        let listener = Slot<Subscription?>(nil)
         let canceller = store.subscribe { _, new in
             heard.append("closure \(new.count)")
             if new.count == 1 { listener.value?.cancel() }
@@ -550,7 +529,7 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
     /// Fails today: the consumer's move to the store's host, deferred until the reducer returns,
     /// runs after the cancellation and strands it there, so `consume(newState:)` is dropped.
     @Test func consumerSubscribedAndCancelledInsideAReducerIsNeverFed() {
-        let storeBox = JSBox<Store<[Todo]>?>(nil)
+        let storeBox = Slot<Store<[Todo]>?>(nil)
         let consumer = StateConsumer<[Todo]>()
         let heard = Recorder<String>()
         consumer.add(\.count, options: .instantly) { old, new in heard.append("instant \(old)→\(new)") }
@@ -583,8 +562,8 @@ private final class JSBox<Value: Sendable>: @unchecked Sendable {
     @Test func resubscribingInsideTheCallbackHearsTheNestedActionOnce() {
         let store = makeTodoStore()
         let heard = Recorder<String>()
-        let current = JSBox<Subscription?>(nil)
-        let generation = JSBox(0)
+        let current = Slot<Subscription?>(nil)
+        let generation = Slot(0)
         @Sendable func subscribe(_ number: Int) {
             current.value = store.subscribe { [weak store] _, new in
                 heard.append("subscription \(number) heard \(new.count)")

@@ -50,4 +50,12 @@ package final class Recorder<Value: Sendable>: Sendable {
     package var values: [Value] {
         lock.withLock { $0 }
     }
+
+    package var count: Int {
+        lock.withLock { $0.count }
+    }
+
+    package var last: Value? {
+        lock.withLock { $0.last }
+    }
 }

@@ -2,22 +2,6 @@ import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
 
-private struct Gate: Sendable {
-    let stream: AsyncStream<Void>
-    let continuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-    }
-
-    func open() { continuation.yield() }
-
-    func wait() async {
-        var iterator = stream.makeAsyncIterator()
-        _ = await iterator.next()
-    }
-}
-
 private enum SearchAction: Action, Equatable {
     case query(String)
     case results(String)
@@ -58,7 +42,7 @@ struct EffectTests {
 
     @Test func startingAnEffectWithTheSameIdCancelsTheRunningOne() async {
         let firstCancelled = Lock(false)
-        let gate = Gate()
+        let gate = Signal()
         let effect = Effect<SearchState>.on(
             SearchAction.self,
             when: { if case .query = $0 { true } else { false } },
@@ -70,7 +54,7 @@ struct EffectTests {
                     await gate.wait()
                 } onCancel: {
                     firstCancelled.withLock { $0 = true }
-                    gate.open()
+                    gate.fire()
                 }
             }
             await context.send(SearchAction.results(text))
@@ -85,11 +69,11 @@ struct EffectTests {
 
     @Test func cancelEffectsByIdStopsTheRunningEffect() async {
         let cancelled = Lock(false)
-        let started = Gate()
+        let started = Signal()
         let effect = Effect<SearchState>.on(SearchAction.self, id: { _ in "poll" }) { _, _ in
             await withTaskCancellationHandler {
-                started.open()
-                await Gate().wait()
+                started.fire()
+                await Signal().wait()
             } onCancel: {
                 cancelled.withLock { $0 = true }
             }
@@ -130,7 +114,7 @@ struct EffectTests {
     }
 
     @Test func effectsIdleReturnsOnlyWhenEveryEffectIsDone() async {
-        let gate = Gate()
+        let gate = Signal()
         let finished = Lock(0)
         let effect = Effect<SearchState>.on(SearchAction.self, when: { if case .query = $0 { true } else { false } }) {
             _, _ in
@@ -143,17 +127,17 @@ struct EffectTests {
             await store.effectsIdle()
             return finished.withLock { $0 }
         }
-        gate.open()
+        gate.fire()
         #expect(await idle.value == 1)
     }
 
     @Test func aClosedPageCancelsItsRunningEffect() async {
         let cancelled = Lock(false)
-        let started = Gate()
+        let started = Signal()
         let effect = Effect<SearchState>.on(SearchAction.self) { _, _ in
             await withTaskCancellationHandler {
-                started.open()
-                await Gate().wait()
+                started.fire()
+                await Signal().wait()
             } onCancel: {
                 cancelled.withLock { $0 = true }
             }
