@@ -108,7 +108,7 @@ struct ReadmePromiseTests {
     /// SwiftConcurrency.md: "The sequence finishes (the loop ends) when its store is released …
     /// It does not keep its store alive." — with the reader already waiting in `next()`.
     @Test func aReaderWaitingForAnElementFinishesWhenItsStoreIsReleased() async {
-        await finishesWithoutDeadlock(within: 10) {
+        await finishesWithoutDeadlock(within: scaled(60, sanitized: 300)) {
             var store: Store<AppState>? = makeStore()
             weak let weakStore = store
             let changes = store!.changes(of: \.counter)
@@ -126,7 +126,7 @@ struct ReadmePromiseTests {
     /// SwiftConcurrency.md: "The sequence finishes (the loop ends) when … its page closed" — for a
     /// page's `actions` and `states`, which PageChangeSequenceTests does not cover.
     @Test func aPagesActionsAndStatesFinishWhenThePageCloses() async {
-        await finishesWithoutDeadlock(within: 10) {
+        await finishesWithoutDeadlock(within: scaled(60, sanitized: 300)) {
             let page = PageStore(global: makeStore(), initialState: { $0 }, reducer: appReducer)
             let heard = Recorder<String>()
             let actionReader = Task {
