@@ -224,6 +224,8 @@ struct OneSelectionManyConsumersTests {
         store.dispatch(CounterAction.increment)
         #expect(log.values.suffix(4) == ["0: 1 → 2", "1: 1 → 2", "4: 1 → 2", "2: 1 → 2"])
         for subscription in subscriptions.value { subscription.cancel() }
+        // Each callback holds every consumer: the members go, and the cycle with them.
+        for consumer in consumers { consumer.removeAll() }
     }
 }
 
