@@ -63,7 +63,8 @@ extension Store {
     ///
     /// - Parameters:
     ///   - predicate: The condition to wait for.
-    ///   - timeout: The longest to wait, in seconds; `nil` (the default) waits as long as it takes.
+    ///   - timeout: The longest to wait, in seconds; `nil` (the default) or `.infinity` waits as long
+    ///     as it takes; zero, a negative value or NaN checks the current state only.
     /// - Returns: The first state that satisfies `predicate`.
     /// - Throws: ``StoreWaitError/timedOut(after:)`` when the timeout passes first,
     ///   ``StoreWaitError/storeGone`` when its page is closed first, and `CancellationError` when
@@ -101,9 +102,9 @@ extension Store {
                         outcome.onFinish { teardown.remove(id) }
                     }
                 }
-                if let timeout {
+                if let timeout, let nanoseconds = Self.sleepNanoseconds(timeout) {
                     let timer = Task {
-                        try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                        try await Task.sleep(nanoseconds: nanoseconds)
                         outcome.finish(.failure(StoreWaitError.timedOut(after: timeout)))
                     }
                     outcome.onFinish { timer.cancel() }
@@ -112,6 +113,18 @@ extension Store {
         } onCancel: {
             outcome.finish(.failure(CancellationError()))
         }
+    }
+}
+
+extension Store {
+    /// A wait's timeout as nanoseconds to sleep: 0 for a negative one or one that is not a number
+    /// (it times out at once), `nil` for one longer than any sleep (`.infinity`, or more than about
+    /// 584 years: no timer, as with no timeout). Converting those to `UInt64` would trap.
+    static func sleepNanoseconds(_ seconds: Double) -> UInt64? {
+        guard !seconds.isNaN, seconds > 0 else { return 0 }
+        let nanoseconds = seconds * 1_000_000_000
+        guard nanoseconds < Double(UInt64.max) else { return nil }
+        return UInt64(nanoseconds)
     }
 }
 

@@ -124,7 +124,8 @@ extension PageStore {
     ///
     /// - Parameters:
     ///   - predicate: The condition to wait for.
-    ///   - timeout: The longest to wait, in seconds; `nil` waits as long as it takes.
+    ///   - timeout: The longest to wait, in seconds; `nil` or `.infinity` waits as long as it takes;
+    ///     zero, a negative value or NaN checks the current state only.
     /// - Returns: The first page state that satisfies `predicate`.
     public func wait(
         until predicate: @escaping @Sendable (State) -> Bool,
