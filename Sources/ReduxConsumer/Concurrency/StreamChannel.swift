@@ -295,7 +295,8 @@ extension StreamChannel {
         from old: Value, to new: Value, cameBack: (@Sendable (Change<Value>) -> Bool)?
     ) where Element == Change<Value> {
         let change = Change(old: old, new: new)
-        let isChange = cameBack.map { !$0(change) } ?? false
+        // Only merged elements are ever dropped: an unbounded channel never asks.
+        let isChange = isCoalescing ? cameBack.map { !$0(change) } ?? false : false
         post(change, isChange: isChange, cameBack: cameBack) { pending, newer in
             Change(old: pending.old, new: newer.new)
         }
