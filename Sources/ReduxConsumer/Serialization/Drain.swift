@@ -507,8 +507,13 @@ final class Drain: @unchecked Sendable {
     }
 
     /// Wakes removers waiting for a call to end.
+    ///
+    /// The owner ended the call with plain stores, outside the lock: taking the lock once before
+    /// the broadcast orders those stores with a remover's check, so the wake-up cannot land between
+    /// its check and its wait and be lost.
     @usableFromInline
     func wakeRemovers() {
+        machine.withLock { _ in }
         machine.broadcast()
     }
 
