@@ -77,7 +77,8 @@ final class Drain: @unchecked Sendable {
     /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
-    /// then a tag and a member per level, for the first ``maxPublishedCalls`` levels.
+    /// then a tag and a member per level, for the first ``maxPublishedCalls`` levels, then a spare
+    /// pair that deeper levels write and no one reads.
     @usableFromInline let callSlots: UnsafeMutablePointer<UInt>
     /// The call depth, as the owner knows it (the published copy is in `callSlots`).
     @exclusivity(unchecked) @usableFromInline var callDepth = 0
@@ -88,7 +89,8 @@ final class Drain: @unchecked Sendable {
     /// Levels of nested calls published one by one; deeper calls count as calling everything, so
     /// a remover waits for them to return (or for the owner to park).
     @usableFromInline static let maxPublishedCalls = 8
-    private static let slotCount = firstCallSlot + 2 * maxPublishedCalls
+    @usableFromInline static let spareCallSlot = firstCallSlot + 2 * maxPublishedCalls
+    private static let slotCount = spareCallSlot + 2
 
     init() {
         rc_setup()
@@ -401,13 +403,13 @@ final class Drain: @unchecked Sendable {
     @usableFromInline
     struct CallLevel {
         @usableFromInline let level: Int
-        /// The level's tag word; `nil` beyond ``maxPublishedCalls`` (such calls count as calling
-        /// everything).
-        @usableFromInline let tagSlot: UnsafeMutablePointer<UInt>?
+        /// The level's tag word (its member word follows); the spare pair beyond
+        /// ``maxPublishedCalls``, whose calls count as calling everything.
+        @usableFromInline let tagSlot: UnsafeMutablePointer<UInt>
         @usableFromInline let markCount: UnsafeMutablePointer<UInt>
 
         @inlinable
-        init(level: Int, tagSlot: UnsafeMutablePointer<UInt>?, markCount: UnsafeMutablePointer<UInt>) {
+        init(level: Int, tagSlot: UnsafeMutablePointer<UInt>, markCount: UnsafeMutablePointer<UInt>) {
             self.level = level
             self.tagSlot = tagSlot
             self.markCount = markCount
@@ -415,50 +417,57 @@ final class Drain: @unchecked Sendable {
     }
 
     /// Starts a run of calls at one level, one registration after another (a store's closure
-    /// subscribers): the level is published once, then ``willCall(tag:at:)`` and
-    /// ``didCall(at:)`` name each call with one store each, where ``willCall(tag:member:)`` and
-    /// ``didCall()`` publish the depth and the member every time. End with ``endCalls(_:)``.
+    /// subscribers): the level is published once, then each call is named with one store
+    /// (``willCallNext(tag:at:barrierIsCompilerOnly:)``) or two (``willCall(tag:member:at:)`` and
+    /// ``didCall(at:)``), where ``willCall(tag:member:)`` and ``didCall()`` publish the depth and
+    /// the member every time. End with ``endCalls(_:)``.
     @inlinable
     func beginCalls() -> CallLevel {
         let depth = callDepth
-        var tagSlot: UnsafeMutablePointer<UInt>?
-        if depth < Self.maxPublishedCalls {
-            let slot = callSlots + (Self.firstCallSlot &+ 2 &* depth)
-            rc_store_relaxed(slot, 0)
-            rc_store_relaxed(slot + 1, 0)
-            tagSlot = slot
-        }
+        let published = depth < Self.maxPublishedCalls
+        let tagSlot = callSlots + (published ? Self.firstCallSlot &+ 2 &* depth : Self.spareCallSlot)
+        rc_store_relaxed(tagSlot, 0)
+        rc_store_relaxed(tagSlot + 1, 0)
         callDepth = depth &+ 1
         rc_store_relaxed(callSlots + Self.depthSlot, UInt(bitPattern: depth &+ 1))
         return CallLevel(level: depth, tagSlot: tagSlot, markCount: callSlots + Self.markCountSlot)
     }
 
-    /// Like ``willCall(tag:member:)``, inside ``beginCalls()``: `false` when `tag` was removed
-    /// (skip it, and do not call ``didCall(at:)``).
+    /// Like ``willCall(tag:member:)``, inside ``beginCalls()``, for calls made back to back with
+    /// no ``didCall(at:)`` between them: storing `tag` also ends the level's previous call (so use
+    /// it only where no user code runs between two calls), and ``endCalls(_:)`` ends the last.
+    /// Returns `false` when `tag` was removed (skip it).
     @inlinable
-    func willCall(tag: UInt, at level: CallLevel) -> Bool {
-        if let slot = level.tagSlot {
-            rc_store_relaxed(slot, tag)
-        }
-        rc_light_barrier()
+    @inline(__always)
+    func willCallNext(tag: UInt, at level: CallLevel, barrierIsCompilerOnly: Bool) -> Bool {
+        rc_store_relaxed(level.tagSlot, tag)
+        // `barrierIsCompilerOnly` is `rc_light_barrier_is_compiler_only()`, read once by the
+        // caller, whose loop is compiled once for each value.
+        if barrierIsCompilerOnly { rc_compiler_barrier() } else { rc_full_barrier() }
         guard rc_load_relaxed(level.markCount) != 0 else { return true }
+        return willCallNextWhileMarked(tag: tag, at: level)
+    }
+
+    /// ``willCallNext(tag:at:barrierIsCompilerOnly:)`` when removals are marked: a remover may be
+    /// waiting for the call that just ended, and `tag` itself may be removed.
+    @usableFromInline
+    func willCallNextWhileMarked(tag: UInt, at level: CallLevel) -> Bool {
         if isMarked(tag: tag) {
             didCall(at: level)
             return false
         }
+        wakeRemovers()
         return true
     }
 
-    /// Like ``willCall(tag:at:)`` for one member of a registration (a consumer's members on one
-    /// selection, called one after another): `false` when that member, or its registration, was
-    /// removed (skip it, and do not call ``didCall(at:)``).
+    /// Like ``willCall(tag:member:)``, inside ``beginCalls()``, for one member of a registration (a
+    /// consumer's members on one selection, called one after another): `false` when that member,
+    /// or its registration, was removed (skip it); otherwise end the call with ``didCall(at:)``.
     @inlinable
     func willCall(tag: UInt, member: UInt64, at level: CallLevel) -> Bool {
-        if let slot = level.tagSlot {
-            // The member first, so that the tag never names this call with the previous member.
-            rc_store_relaxed(slot + 1, UInt(truncatingIfNeeded: member))
-            rc_store_relaxed(slot, tag)
-        }
+        // The member first, so that the tag never names this call with the previous member.
+        rc_store_relaxed(level.tagSlot + 1, UInt(truncatingIfNeeded: member))
+        rc_store_relaxed(level.tagSlot, tag)
         rc_light_barrier()
         guard rc_load_relaxed(level.markCount) != 0 else { return true }
         if isMarked(tag: tag, member: member) {
@@ -481,13 +490,11 @@ final class Drain: @unchecked Sendable {
     }
 
     /// Like ``didCall()``, inside ``beginCalls()``: the level names no call until the next
-    /// ``willCall(tag:at:)``, so that a remover of the registration just called never waits for
-    /// the next one.
+    /// ``willCall(tag:member:at:)``, so that a remover of the registration just called never waits
+    /// for the next one.
     @inlinable
     func didCall(at level: CallLevel) {
-        if let slot = level.tagSlot {
-            rc_store_relaxed(slot, 0)
-        }
+        rc_store_relaxed(level.tagSlot, 0)
         rc_light_barrier()
         if rc_load_relaxed(level.markCount) != 0 {
             wakeRemovers()

@@ -1,3 +1,5 @@
+import ReduxConsumerAtomics
+
 extension Store {
     /// Notifies everyone of the action just reduced: closure subscribers and consumers in the
     /// order they subscribed (each consumer's fired members together, in the order they were
@@ -71,16 +73,13 @@ extension Store {
         let end = core.closures.slotCount
         guard runs > 0, let engine else {
             // No consumer to interleave with (the common case of many closure subscribers): a
-            // plain loop over the slots, at one published call level.
-            let drain = drain
+            // plain loop over the slots, at one published call level, where naming the next call
+            // ends the previous one (nothing but this loop runs between two calls).
             let level = drain.beginCalls()
-            for slot in 0..<end {
-                // Read the slot afresh: a callback may have cancelled a later subscriber.
-                guard let entry = core.closures[slot: slot],
-                    drain.willCall(tag: UInt(bitPattern: entry.toOpaque()), at: level)
-                else { continue }
-                Self.call(entry, old: old, new: new)
-                drain.didCall(at: level)
+            if rc_light_barrier_is_compiler_only() != 0 {
+                callClosures(core, upTo: end, old: old, new: new, at: level, barrierIsCompilerOnly: true)
+            } else {
+                callClosures(core, upTo: end, old: old, new: new, at: level, barrierIsCompilerOnly: false)
             }
             drain.endCalls(level)
             return
@@ -95,6 +94,33 @@ extension Store {
             }
             callClosure(core, atSlot: slot, old: old, new: new)
             slot += 1
+        }
+    }
+
+    /// Calls the closure subscribers in slots `0..<end`, skipping removed ones, at `level`; a copy
+    /// for each kind of barrier, chosen once per pass.
+    @inline(__always)
+    private func callClosures(
+        _ core: StoreCore<State>,
+        upTo end: Int,
+        old: UnsafeMutablePointer<State>,
+        new: UnsafeMutablePointer<State>,
+        at level: Drain.CallLevel,
+        barrierIsCompilerOnly: Bool
+    ) {
+        let drain = drain
+        // The slots' buffer, read once: during a pass the list is iterated (`beginIteration`), so
+        // its slots never move; a removal only empties one in place, and the list is never
+        // copied, so that write never moves the buffer either (debug builds check both).
+        let entries = core.closures.entries.withUnsafeBufferPointer { $0 }
+        for slot in 0..<end {
+            assert(core.closures.entries.withUnsafeBufferPointer { $0.baseAddress } == entries.baseAddress)
+            // Read the slot afresh: a callback may have cancelled a later subscriber.
+            guard let entry = entries[slot].element,
+                drain.willCallNext(
+                    tag: UInt(bitPattern: entry.toOpaque()), at: level, barrierIsCompilerOnly: barrierIsCompilerOnly)
+            else { continue }
+            Self.call(entry, old: old, new: new)
         }
     }
 

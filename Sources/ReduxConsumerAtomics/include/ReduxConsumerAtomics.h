@@ -46,6 +46,21 @@ static inline void rc_light_barrier(void) {
     }
 }
 
+/// The light barrier's two forms, for a loop that reads `rc_is_asymmetric` once and runs a copy of
+/// itself for each value: a compiler barrier (asymmetric) or a full fence.
+static inline void rc_compiler_barrier(void) {
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void rc_full_barrier(void) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/// Whether the light barrier is a compiler barrier; never changes once a drain exists.
+static inline int rc_light_barrier_is_compiler_only(void) {
+    return __atomic_load_n(&rc_is_asymmetric, __ATOMIC_RELAXED);
+}
+
 /// The expensive side: run between a store and a load by the rare thread that must see the hot
 /// path's stores (or have its own seen by the hot path's next load).
 void rc_heavy_barrier(void);
