@@ -8,6 +8,23 @@ import Testing
 /// order, removal that always finds its element, insertions during an iteration held back until
 /// the last iteration ends).
 struct SlotListTests {
+    /// The search under every list's removal, for every length up to 70 and every cut point
+    /// (where the predicate stops holding), counting its probes.
+    @Test func lowerBoundFindsEveryCutPoint() {
+        for count in 0...70 {
+            for cut in 0...count {
+                var probes = 0
+                let found = lowerBound(count: count) { index in
+                    #expect((0..<count).contains(index), "probe \(index) outside 0..<\(count)")
+                    probes += 1
+                    return index < cut
+                }
+                #expect(found == cut, "count \(count), cut \(cut): found \(found)")
+                #expect(probes <= 8, "count \(count): \(probes) probes")
+            }
+        }
+    }
+
     @Test(arguments: 0..<50)
     func randomOperationsMatchASortedModel(seed: Int) {
         var random = SplitMix64(seed: UInt64(seed) &+ 0x51_07_11)

@@ -155,36 +155,35 @@ public final class StateConsumer<State: Sendable>: Sendable {
                 return { [self] in
                     // Other jobs may have run first, and moved the consumer.
                     guard control.withLock({ $0.home === host }) else { return }
-                    removeNow(scope, from: host) { garbage.keep($0) }
+                    if let removed = removeNow(scope, from: host) { garbage.keep(removed) }
                 }
             }
             return (host, admission)
         }
         guard let (host, admission) = decision else { return }
-        var removed = RemovedValues()
+        var removed: (any Sendable)?
         host.drain.finishRemoval(admission) {
             // Run here only when the decision above found the drain idle or this thread running
             // it: no job ran since, so the consumer is still at home on `host`.
-            removeNow(scope, from: host) { removed.keep($0) }
+            removed = removeNow(scope, from: host)
         }
         withExtendedLifetime(removed) {}
     }
 
-    /// Takes `scope` out of the registration on `host`, handing what it held to `keep`; call from
-    /// a job of `host`'s drain, while the consumer lives on `host`.
+    /// Takes `scope` out of the registration on `host` and returns what it held (one member's
+    /// callback, or an array of them), to release once the remover's work is done; call from a
+    /// job of `host`'s drain, while the consumer lives on `host`.
     ///
     /// A consumer moves to another host only through a job of its current host's drain, after
     /// applying the marks of its removals (see `leave`); a queued removal checks it is still home.
-    private func removeNow(
-        _ scope: DrainStateMachine.RemovalScope, from host: ConsumerHost, keep: (any Sendable) -> Void
-    ) {
+    private func removeNow(_ scope: DrainStateMachine.RemovalScope, from host: ConsumerHost) -> (any Sendable)? {
         assert(control.withLock { $0.home === host }, "a removal ran on a host the consumer had left")
         let registration = members.registration(in: host)
         switch scope {
         case .member(let id):
-            if let removed = registration.remove(id) { keep(removed) }
+            return registration.remove(id)
         case .everyMember, .registration:
-            for removed in registration.removeAll().removed { keep(removed) }
+            return registration.removeAll().removed
         }
     }
 
@@ -293,30 +292,13 @@ final class Garbage: @unchecked Sendable {
     // @unchecked: filled by one removal job on its drain, read by nobody; released with whoever
     // holds it last (the job once it ran, or the remover once it returns), outside the engine's
     // work.
-    private var removed = RemovedValues()
+    private var removed: [any Sendable] = []
 
     func keep(_ removed: [any Sendable]) {
-        for value in removed {
-            self.removed.keep(value)
-        }
+        self.removed += removed
     }
 
     func keep(_ removed: any Sendable) {
-        self.removed.keep(removed)
-    }
-}
-
-/// What a removal took out, kept to be released later; one value (the common case) needs no
-/// array.
-struct RemovedValues {
-    private var first: (any Sendable)?
-    private var others: [any Sendable] = []
-
-    mutating func keep(_ value: any Sendable) {
-        if first == nil {
-            first = value
-        } else {
-            others.append(value)
-        }
+        self.removed.append(removed)
     }
 }

@@ -1,3 +1,5 @@
+import ReduxConsumerAtomics
+
 /// Elements kept in increasing identifier order, with O(log n) removal by identifier and iteration
 /// that survives removals and insertions made while it runs.
 ///
@@ -185,7 +187,15 @@ struct SlotList<Element> {
     /// The slot holding `identifier` (live or a hole), by binary search.
     @inlinable
     func slot(of identifier: UInt64) -> Int? {
-        let low = lowerBound(count: entries.count) { entries[$0].identifier < identifier }
+        // The search reads each entry's identifier through the buffer: `identifier` is an entry's
+        // first stored property (checked in debug builds), entries are `stride` bytes apart, and
+        // the buffer lives through the closure.
+        assert(MemoryLayout<Entry>.offset(of: \Entry.identifier) == 0, "an entry's identifier moved")
+        let low = entries.withUnsafeBytes { bytes in
+            Int(
+                rc_lower_bound_u64(
+                    bytes.baseAddress, MemoryLayout<Entry>.stride, entries.count, identifier))
+        }
         return low < entries.count && entries[low].identifier == identifier ? low : nil
     }
 

@@ -65,6 +65,26 @@ static inline int rc_light_barrier_is_compiler_only(void) {
 /// path's stores (or have its own seen by the hot path's next load).
 void rc_heavy_barrier(void);
 
+/// The first index in `0..<count` whose key is not below `key`, where element `i`'s key is the
+/// `uint64_t` at `base + i * stride` and keys increase with the index: a binary search without a
+/// branch per step (the compiler is told the comparison is unpredictable, so it keeps a
+/// conditional move), for identifiers searched in no order a predictor could learn.
+static inline intptr_t rc_lower_bound_u64(const void *base, intptr_t stride, intptr_t count, uint64_t key) {
+    if (count <= 0) {
+        return 0;
+    }
+    const char *bytes = (const char *)base;
+    intptr_t low = 0;
+    intptr_t length = count;
+    while (length > 1) {
+        intptr_t half = length >> 1;
+        uint64_t probe = *(const uint64_t *)(bytes + (low + half) * stride);
+        low = __builtin_unpredictable(probe < key) ? low + half : low;
+        length -= half;
+    }
+    return low + (*(const uint64_t *)(bytes + low * stride) < key ? 1 : 0);
+}
+
 /// The calling thread's context object (`ThreadContext` in ReduxConsumer), or NULL before its
 /// first use: a thread-local pointer the compiler reaches without a call. The library owns the
 /// reference it holds (a pthread key's destructor releases it when the thread exits).
