@@ -109,7 +109,8 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///
     /// - Parameter token: The token `add` returned.
     public func remove(_ token: ConsumerToken) {
-        guard token.consumer === self else { return }
+        // The link names the consumer without loading the token's weak reference.
+        guard token.link === link else { return }
         remove(member: token.id)
     }
 

@@ -162,9 +162,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         drain.locked {
             if let madeHost { return madeHost }
             // Weak: a subscribed consumer refers to the host, and the core keeps the consumer.
-            let host = ConsumerHost(drain: drain, isStore: true, stateType: State.self, address: address) {
-                [weak core] body in
-                guard let core else { return false }
+            let weakCore = WeakReference(core)
+            let host = ConsumerHost(drain: drain, isStore: true, stateType: State.self, address: address) { body in
+                guard let core = weakCore.object else { return false }
                 body(UnsafeMutableRawPointer(core.value.state))
                 return true
             }
