@@ -12,6 +12,8 @@ int rc_is_asymmetric = 0;
 
 _Thread_local void *rc_thread_context = 0;
 
+_Thread_local uintptr_t rc_spare_call_slots[2] = {0, 0};
+
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 static void setup(void) {

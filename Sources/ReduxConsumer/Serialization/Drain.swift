@@ -77,8 +77,7 @@ final class Drain: @unchecked Sendable {
     /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
-    /// then a tag and a member per level, for the first ``maxPublishedCalls`` levels, then a spare
-    /// pair that deeper levels write and no one reads.
+    /// then a tag and a member per level, for the first ``maxPublishedCalls`` levels.
     @usableFromInline let callSlots: UnsafeMutablePointer<UInt>
     /// The call depth, as the owner knows it (the published copy is in `callSlots`).
     @exclusivity(unchecked) @usableFromInline var callDepth = 0
@@ -89,8 +88,7 @@ final class Drain: @unchecked Sendable {
     /// Levels of nested calls published one by one; deeper calls count as calling everything, so
     /// a remover waits for them to return (or for the owner to park).
     @usableFromInline static let maxPublishedCalls = 8
-    @usableFromInline static let spareCallSlot = firstCallSlot + 2 * maxPublishedCalls
-    private static let slotCount = spareCallSlot + 2
+    private static let slotCount = firstCallSlot + 2 * maxPublishedCalls
 
     init() {
         rc_setup()
@@ -403,8 +401,8 @@ final class Drain: @unchecked Sendable {
     @usableFromInline
     struct CallLevel {
         @usableFromInline let level: Int
-        /// The level's tag word (its member word follows); the spare pair beyond
-        /// ``maxPublishedCalls``, whose calls count as calling everything.
+        /// The level's tag word (its member word follows); beyond ``maxPublishedCalls``, whose
+        /// calls count as calling everything, the calling thread's spare pair, read by no one.
         @usableFromInline let tagSlot: UnsafeMutablePointer<UInt>
         @usableFromInline let markCount: UnsafeMutablePointer<UInt>
 
@@ -424,8 +422,10 @@ final class Drain: @unchecked Sendable {
     @inlinable
     func beginCalls() -> CallLevel {
         let depth = callDepth
-        let published = depth < Self.maxPublishedCalls
-        let tagSlot = callSlots + (published ? Self.firstCallSlot &+ 2 &* depth : Self.spareCallSlot)
+        // Deeper levels than the published ones name their calls in the thread's spare words.
+        let tagSlot =
+            depth < Self.maxPublishedCalls
+            ? callSlots + (Self.firstCallSlot &+ 2 &* depth) : rc_spare_call_slot().unsafelyUnwrapped
         rc_store_relaxed(tagSlot, 0)
         rc_store_relaxed(tagSlot + 1, 0)
         callDepth = depth &+ 1

@@ -85,6 +85,14 @@ static inline intptr_t rc_lower_bound_u64(const void *base, intptr_t stride, int
     return low + (*(const uint64_t *)(bytes + low * stride) < key ? 1 : 0);
 }
 
+/// Two words of the calling thread's own, that nobody reads: where a drain's owner names calls
+/// nested deeper than the drain publishes, so that every call is named with the same stores.
+extern _Thread_local uintptr_t rc_spare_call_slots[2];
+
+static inline uintptr_t *rc_spare_call_slot(void) {
+    return rc_spare_call_slots;
+}
+
 /// The calling thread's context object (`ThreadContext` in ReduxConsumer), or NULL before its
 /// first use: a thread-local pointer the compiler reaches without a call. The library owns the
 /// reference it holds (a pthread key's destructor releases it when the thread exits).
