@@ -33,6 +33,21 @@ struct RunawayChainTests {
         store.stop()
     }
 
+    @Test func aPageDispatchingOnEveryChangeReportsToThePagesDiagnostics() {
+        let diagnostics = Recorder<String>()
+        let global = makeStore()
+        let page = PageStore(
+            global: global, initialState: { _ in AppState() }, reducer: appReducer, diagnostics: diagnostics.append)
+        page.consumer.add(\.counter) { [weak page] _ in page?.dispatch(CounterAction.increment) }
+        guard finishesWithoutDeadlock(within: 60, { page.dispatch(CounterAction.increment) }) else { return }
+
+        #expect(page.state.counter == Store<AppState>.chainLimit + 1)
+        #expect(diagnostics.values.count == 1)
+        let message = diagnostics.values.first ?? ""
+        #expect(message.contains("dropped ReduxConsumerTestSupport.CounterAction.increment"), "\(message)")
+        page.close()
+    }
+
     @Test func aChainAcrossTwoStoresStopsAtTheChainLimit() {
         let leftDiagnostics = Recorder<String>()
         let rightDiagnostics = Recorder<String>()

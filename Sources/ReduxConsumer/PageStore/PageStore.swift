@@ -146,8 +146,10 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     ///   - queue: Where the page's consumers call back. `nil` (the default) calls them synchronously
     ///     on the thread that processes the state; see ``StateConsumer/init(deliveringOn:)``.
     ///   - diagnostics: Told about misuse that is ignored rather than trapped, such as a dispatch
-    ///     after ``close()``. `nil` (the default) writes to standard error in debug builds of the
-    ///     library and does nothing in release builds.
+    ///     after ``close()``, and about what the page's store survives, as a store's
+    ///     `diagnostics` are (a runaway chain of dispatches, an effect that threw). `nil` (the
+    ///     default) writes misuse to standard error in debug builds of the library only, and the
+    ///     rest to standard error.
     public init(
         global: Store<GlobalState>,
         initialState: (GlobalState) -> State,
@@ -167,7 +169,10 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
             initialState: initialState(global.state),
             reducer: reducer.forPage(isClosed: isClosed),
             middleware: middleware.map { pageMiddleware($0, isClosed: isClosed) },
-            effects: effects
+            effects: effects,
+            // What the page's own store survives (a runaway chain, an effect that threw) goes to
+            // the page's diagnostics too; without them, to standard error like any store's.
+            diagnostics: diagnostics
         )
         self.global = global
         self.store = store
