@@ -63,7 +63,8 @@ extension TestStore {
     ///
     /// - Parameters:
     ///   - timeout: The longest to wait, in seconds, for the effects to end; 10 by default, as
-    ///     for the async ``receive(_:timeout:fileID:filePath:line:column:isolation:_:)``.
+    ///     for the async ``receive(_:timeout:fileID:filePath:line:column:isolation:_:)``, and at
+    ///     most a day (`.infinity` waits that long); negative or NaN does not wait.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.

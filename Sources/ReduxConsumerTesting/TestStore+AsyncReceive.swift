@@ -27,7 +27,8 @@ extension TestStore {
     ///
     /// - Parameters:
     ///   - action: The action expected, compared with `==`.
-    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later: at most a
+    ///     day (`.infinity` waits that long); negative or NaN does not wait.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
@@ -63,7 +64,8 @@ extension TestStore {
     ///   - type: The type of the action expected.
     ///   - isMatch: Decides whether an action of that type is the one expected; `{ _ in true }`
     ///     accepts any.
-    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later: at most a
+    ///     day (`.infinity` waits that long); negative or NaN does not wait.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
@@ -97,7 +99,8 @@ extension TestStore {
     ///
     /// - Parameters:
     ///   - action: The global action expected, compared with `==`.
-    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later: at most a
+    ///     day (`.infinity` waits that long); negative or NaN does not wait.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
@@ -125,7 +128,8 @@ extension TestStore {
     ///   - type: The type of the global action expected.
     ///   - isMatch: Decides whether an action of that type is the one expected; `{ _ in true }`
     ///     accepts any.
-    ///   - timeout: The longest to wait, in seconds, for an action dispatched later.
+    ///   - timeout: The longest to wait, in seconds, for an action dispatched later: at most a
+    ///     day (`.infinity` waits that long); negative or NaN does not wait.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.

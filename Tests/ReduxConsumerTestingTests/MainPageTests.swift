@@ -84,6 +84,32 @@ struct MainPageTests {
         store.finish()
     }
 
+    @Test func anInfiniteTimeoutWaitsForTheAction() {
+        // `.infinity` means "as long as it takes" (up to a day), not "do not wait": the answer
+        // comes from another thread, usually after `receive` has started waiting.
+        let (store, _) = Self.makeTestStore(fetchCount: { completion in
+            DispatchQueue.global().async { completion(9) }
+        })
+        store.send(MainAction.refresh) { $0.isRefreshing = true }
+        store.receive(MainAction.refreshed(9), timeout: .infinity) {
+            $0.count = 9
+            $0.isRefreshing = false
+        }
+        store.receiveGlobal(AppAction.setBadge(9), timeout: .infinity)
+        store.finish()
+    }
+
+    @Test func timeoutsAreClampedToADay() {
+        #expect(Deadline.clamped(.infinity) == 86_400)
+        #expect(Deadline.clamped(1e300) == 86_400)
+        #expect(Deadline.clamped(2.5) == 2.5)
+        #expect(Deadline.clamped(-1) == 0)
+        #expect(Deadline.clamped(-.infinity) == 0)
+        #expect(Deadline.clamped(.nan) == 0)
+        #expect(!Deadline(secondsFromNow: .infinity).hasPassed)
+        #expect(Deadline(secondsFromNow: .nan).hasPassed)
+    }
+
     @Test func integrationTestChecksOnlyWhatItNames() {
         let (store, _) = Self.makeTestStore()
         store.exhaustivity = .off

@@ -12,11 +12,12 @@
 package struct Deadline: Sendable {
     let time: timespec
 
-    /// The moment `seconds` from now; negative or non-finite values mean now.
+    /// The moment `seconds` from now, at most a day: `.infinity` is a day, and negative values and
+    /// NaN mean now.
     package init(secondsFromNow seconds: Double) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let delay = seconds.isFinite ? min(max(seconds, 0), 86_400) : 0
+        let delay = Self.clamped(seconds)
         let whole = Int(delay)
         var nanoseconds = Int(now.tv_nsec) + Int((delay - Double(whole)) * 1_000_000_000)
         var secondsPart = Int(now.tv_sec) + whole
@@ -25,6 +26,12 @@ package struct Deadline: Sendable {
             secondsPart += 1
         }
         time = timespec(tv_sec: .init(secondsPart), tv_nsec: .init(nanoseconds))
+    }
+
+    /// `seconds` within `0...86_400` (a day): `.infinity` and anything longer are a day, negative
+    /// values and NaN are 0.
+    package static func clamped(_ seconds: Double) -> Double {
+        seconds.isNaN ? 0 : min(max(seconds, 0), 86_400)
     }
 
     /// Whether the moment has come.

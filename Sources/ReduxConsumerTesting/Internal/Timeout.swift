@@ -21,10 +21,10 @@ func finishes(within seconds: Double, _ operation: @escaping @Sendable () async 
     }
 }
 
-/// `seconds` as nanoseconds, for `Task.sleep`: negative or non-finite values are 0, and the
-/// longest is a day.
+/// `seconds` as nanoseconds, for `Task.sleep`, clamped like a synchronous wait's deadline: the
+/// longest is a day (`.infinity` included), negative values and NaN are 0.
 func nanoseconds(_ seconds: Double) -> UInt64 {
-    UInt64((seconds.isFinite ? min(max(seconds, 0), 86_400) : 0) * 1_000_000_000)
+    UInt64(Deadline.clamped(seconds) * 1_000_000_000)
 }
 
 /// The first of several results to come, handed to one continuation; later ones are ignored.
