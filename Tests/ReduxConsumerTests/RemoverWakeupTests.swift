@@ -11,6 +11,7 @@ import Testing
 /// returned, so a lost wake-up would be a deadlock.
 struct RemoverWakeupTests {
     @Test func aRemoverWaitingForACallIsWokenWhenItEnds() {
+        let failedRound = Slot<Int?>(nil)
         finishesWithoutDeadlock(within: 60) {
             let store = makeStore()
             let start = DispatchSemaphore(value: 0)
@@ -45,7 +46,7 @@ struct RemoverWakeupTests {
                 store.dispatch(CounterAction.increment)
                 second.cancel()
                 if timedOut.value > 0 {
-                    Issue.record("round \(round): the remover was not woken when the call ended")
+                    failedRound.value = round
                     break
                 }
             }
@@ -53,6 +54,58 @@ struct RemoverWakeupTests {
             start.signal()
             remover.wait()
         }
+        #expect(failedRound.value == nil, "round \(failedRound.value ?? 0): the remover was not woken")
+    }
+
+    /// The store's thread names the next listener, then finds it marked for removal and skips it:
+    /// a remover that saw it named waits for that "call", and must be woken when the store's thread
+    /// gives it up, not at its next call.
+    @Test func aRemoverWaitingForASkippedCallIsWoken() {
+        let failedRound = Slot<Int?>(nil)
+        finishesWithoutDeadlock(within: 60) {
+            let store = makeStore()
+            let start = DispatchSemaphore(value: 0)
+            let removed = DispatchSemaphore(value: 0)
+            let victim = Slot<Subscription?>(nil)
+            let quit = Slot(false)
+            let timedOut = Slot(0)
+            let remover = spawn {
+                while true {
+                    start.wait()
+                    if quit.value { return }
+                    victim.value?.cancel()
+                    removed.signal()
+                }
+            }
+            var random = SplitMix64(seed: 0x5_C1_99ED)
+            for round in 0..<scaled(10_000, sanitized: 1_000) {
+                let spins = Int(random.next() % 8_000)
+                let first = store.observeActions { _ in
+                    start.signal()
+                    // Return at a random moment around the remover's mark, so that the next
+                    // listener is named just as the removal marks it.
+                    var sum = 0
+                    for step in 0..<spins { sum &+= step &* step }
+                    blackHole(sum)
+                }
+                let second = store.observeActions { _ in }
+                victim.value = second
+                let third = store.observeActions { _ in
+                    if removed.wait(timeout: .now() + .seconds(5)) == .timedOut { timedOut.value += 1 }
+                }
+                store.dispatch(CounterAction.increment)
+                first.cancel()
+                third.cancel()
+                if timedOut.value > 0 {
+                    failedRound.value = round
+                    break
+                }
+            }
+            quit.value = true
+            start.signal()
+            remover.wait()
+        }
+        #expect(failedRound.value == nil, "round \(failedRound.value ?? 0): the remover was not woken")
     }
 }
 

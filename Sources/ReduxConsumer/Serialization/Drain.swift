@@ -374,6 +374,8 @@ final class Drain: @unchecked Sendable {
         if machine.withLock({ $0.isMarked(tag: tag, member: member) }) {
             callDepth = depth
             rc_store_relaxed(callSlots + Self.depthSlot, UInt(bitPattern: depth))
+            // The remover of this very call may have seen it named, and waits for it to end.
+            wakeRemovers()
             return false
         }
         return true
