@@ -114,7 +114,9 @@ extension Store {
         // copied, so that write never moves the buffer either (debug builds check both).
         let entries = core.closures.entries.withUnsafeBufferPointer { $0 }
         for slot in 0..<end {
-            assert(core.closures.entries.withUnsafeBufferPointer { $0.baseAddress } == entries.baseAddress)
+            assert(
+                core.closures.entries.withUnsafeBufferPointer { $0.baseAddress } == entries.baseAddress,
+                "closure subscribers' slots moved during a pass")
             // Read the slot afresh: a callback may have cancelled a later subscriber.
             guard let entry = entries[slot].element,
                 drain.willCallNext(
