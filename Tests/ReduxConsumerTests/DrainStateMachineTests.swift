@@ -130,9 +130,10 @@ struct DrainStateMachineTests {
         #expect(!machine.isSettled(ticket: secondTicket))
         run(machine.next(finishedJob: false, ownTicket: thirdTicket))
         #expect(!machine.isSettled(ticket: secondTicket))
-        run(machine.next(finishedJob: true, ownTicket: thirdTicket))
+        #expect(wakes(machine.next(finishedJob: true, ownTicket: thirdTicket)) == false)
         #expect(!machine.isSettled(ticket: secondTicket))
-        run(machine.next(finishedJob: true, ownTicket: thirdTicket))
+        // The second's job is done: the owner wakes it before running its own.
+        #expect(wakes(machine.next(finishedJob: true, ownTicket: thirdTicket)) == true)
         #expect(machine.isSettled(ticket: secondTicket))
         #expect(!machine.settle(ticket: secondTicket, thread: second))
         #expect(releases(machine.next(finishedJob: true, ownTicket: thirdTicket)) == false)
@@ -157,7 +158,7 @@ struct DrainStateMachineTests {
                 ran += 1
             }
         }
-        while case .run(let job, _) = machine.next(finishedJob: true, ownTicket: nil) {
+        while case .run(let job, _, _) = machine.next(finishedJob: true, ownTicket: nil) {
             job()
         }
         #expect(log.values == Array(0..<submitted))
@@ -295,6 +296,17 @@ struct DrainStateMachineTests {
         return wakesWaiters
     }
 
+    /// Runs the job of a `.run` step and returns whether the step wakes waiters first; `nil` (and
+    /// an issue) for any other step.
+    private func wakes(_ step: DrainStateMachine.Step, sourceLocation: SourceLocation = #_sourceLocation) -> Bool? {
+        guard case .run(_, _, let wakesWaiters) = step else {
+            Issue.record("expected a job to run, got \(step)", sourceLocation: sourceLocation)
+            return nil
+        }
+        run(step, sourceLocation: sourceLocation)
+        return wakesWaiters
+    }
+
     private func job(_ name: String = "", _ log: Recorder<String>? = nil) -> DrainJob {
         { log?.append(name) }
     }
@@ -302,7 +314,7 @@ struct DrainStateMachineTests {
     /// Runs the job of a `.run` step and returns its generation; records an issue for any other step.
     @discardableResult
     private func run(_ step: DrainStateMachine.Step, sourceLocation: SourceLocation = #_sourceLocation) -> Int? {
-        guard case .run(let job, let generation) = step else {
+        guard case .run(let job, let generation, _) = step else {
             Issue.record("expected a job to run, got \(step)", sourceLocation: sourceLocation)
             return nil
         }

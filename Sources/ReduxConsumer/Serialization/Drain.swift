@@ -659,7 +659,8 @@ final class Drain: @unchecked Sendable {
                 return step
             }
             switch step {
-            case .run(let job, let generation):
+            case .run(let job, let generation, let wakesWaiters):
+                if wakesWaiters { machine.broadcast() }
                 context.generation = generation
                 job()
                 runLocalJobs(context)

@@ -80,8 +80,8 @@ struct DrainStateMachine {
 
     /// What the owner does after a job.
     enum Step {
-        /// Run this job next.
-        case run(DrainJob, generation: Int)
+        /// Run this job next. `wakesWaiters`: broadcast first, the job just run was a waiter's.
+        case run(DrainJob, generation: Int, wakesWaiters: Bool)
         /// Stop: the drain is no longer this thread's. `wakesWaiters`: broadcast, someone waits.
         case release(wakesWaiters: Bool)
     }
@@ -99,6 +99,8 @@ struct DrainStateMachine {
     /// Threads blocked waiting for a job of theirs.
     private(set) var waitingThreads = 0
     private(set) var removalMarks: [RemovalMark] = []
+    /// Whether the job last taken out of the queue is one its submitter waits for.
+    private var runsWaitedJob = false
     private var lastMarkSerial: UInt64 = 0
 
     /// Whether no job is queued.
@@ -156,9 +158,12 @@ struct DrainStateMachine {
     mutating func next(finishedJob: Bool, ownTicket: UInt64?) -> Step {
         assert(!isOwnerParked, "a drain ran a job while its owner was parked")
         var wakes = false
+        var ranOthersWaitedJob = false
         if finishedJob {
             finished += 1
             wakes = waitingThreads > 0
+            // Its submitter returns now, not once this owner lets go: the owner's next job may wait for it.
+            ranOthersWaitedJob = runsWaitedJob && finished != ownTicket
         }
         let ownJobIsDone = ownTicket.map { finished >= $0 } ?? true
         if isQueueEmpty || (ownJobIsDone && queuedWaitedEntries > 0) {
@@ -166,8 +171,9 @@ struct DrainStateMachine {
             return .release(wakesWaiters: wakes || (waitingThreads > 0 && !isQueueEmpty))
         }
         let entry = popFirst()
+        runsWaitedJob = entry.isWaited
         // Every entry has its job until it is popped, here.
-        return .run(entry.job.unsafelyUnwrapped, generation: entry.generation)
+        return .run(entry.job.unsafelyUnwrapped, generation: entry.generation, wakesWaiters: ranOthersWaitedJob)
     }
 
     /// Whether a thread waiting for `ticket` should wake up and decide (see ``settle(ticket:thread:)``).
