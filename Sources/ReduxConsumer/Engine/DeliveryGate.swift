@@ -218,7 +218,8 @@ protocol PendingCall: AnyObject, Sendable {
     func run(gate: DeliveryGate, member: UInt64)
     /// Makes the call on its member's actor, between the gate's `begin` and `end` there.
     func runIsolated(gate: DeliveryGate, member: UInt64) async
-    /// Merges a newer change of the same member into this one: keep `old`, take the new `new`.
+    /// Merges a newer change of the same member into this one: keep `old`, take the new `new`
+    /// (the values replaced are left in `newer`, so that they are released after the gate's lock).
     func absorb(_ newer: any PendingCall)
 }
 
@@ -286,8 +287,10 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
     @usableFromInline
     func absorb(_ newer: any PendingCall) {
         let newer = unsafeDowncast(newer, to: Self.self)
-        new = newer.new
-        state = newer.state
+        // Swapped, not assigned: the values replaced go with `newer`, which its poster releases
+        // after the gate's lock (the last copy of a state may run a user deinit).
+        swap(&new, &newer.new)
+        swap(&state, &newer.state)
         isMerged = true
     }
 }
