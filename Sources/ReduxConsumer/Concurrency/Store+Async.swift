@@ -64,7 +64,8 @@ extension Store {
     /// - Parameters:
     ///   - predicate: The condition to wait for.
     ///   - timeout: The longest to wait, in seconds; `nil` (the default) or `.infinity` waits as long
-    ///     as it takes; zero, a negative value or NaN checks the current state only.
+    ///     as it takes; zero, a negative value or NaN checks the current state only (the one
+    ///     ``state`` returns, even while another thread is processing an action).
     /// - Returns: The first state that satisfies `predicate`.
     /// - Throws: ``StoreWaitError/timedOut(after:)`` when the timeout passes first,
     ///   ``StoreWaitError/storeGone`` when its page is closed first, and `CancellationError` when
@@ -82,6 +83,15 @@ extension Store {
         timeout: Double?,
         endingWith teardowns: [Teardown]
     ) async throws -> State {
+        if let timeout, Self.sleepNanoseconds(timeout) == 0 {
+            // No time to wait: the current state only, read as `state` reads it, without queuing
+            // behind an action in progress on another thread (whose end the wait could not see).
+            try Task.checkCancellation()
+            let current = state
+            if predicate(current) { return current }
+            if teardown.isDone || teardowns.contains(where: \.isDone) { throw StoreWaitError.storeGone }
+            throw StoreWaitError.timedOut(after: timeout)
+        }
         let outcome = WaitOutcome<State>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<State, any Error>) in

@@ -1,3 +1,4 @@
+import Dispatch
 import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
@@ -26,6 +27,43 @@ struct WaitTests {
         }
         #expect(StoreWaitError.timedOut(after: 0.05).description == "the state did not match within 0.05 s")
         #expect(store.subscriberCount == 0)
+    }
+
+    /// "zero ... checks the current state only": the state `store.state` reads, also while the
+    /// store is busy on another thread (the check used to queue behind that thread's work, and the
+    /// zero timeout won the race: `timedOut` for a state that matched).
+    @Test func aZeroTimeoutChecksTheCurrentStateWhileTheStoreIsBusy() async throws {
+        let store = makeStore(AppState(counter: 5))
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let subscription = store.subscribe { _, new in
+            guard new.name == "busy" else { return }
+            entered.signal()
+            release.wait()
+        }
+        let busy = spawn { store.dispatch(CounterAction.rename("busy")) }
+        entered.wait()  // the store's thread is inside the callback, the new state published
+        defer {
+            release.signal()
+            busy.wait()
+            subscription.cancel()
+        }
+        let state = try await store.wait(until: { $0.name == "busy" }, timeout: 0)
+        #expect(state.counter == 5)
+        await #expect(throws: StoreWaitError.timedOut(after: 0)) {
+            try await store.wait(until: { $0.counter == 6 }, timeout: 0)
+        }
+    }
+
+    /// A zero timeout on a closed page: a matching state is returned, any other is `storeGone`.
+    @Test func aZeroTimeoutOnAClosedPageSaysTheStoreIsGone() async throws {
+        let page = PageStore(global: makeStore(), initialState: { $0 }, reducer: appReducer)
+        page.dispatch(CounterAction.set(4))
+        page.close()
+        #expect(try await page.wait(until: { $0.counter == 4 }, timeout: 0).counter == 4)
+        await #expect(throws: StoreWaitError.storeGone) {
+            try await page.wait(until: { $0.counter == 5 }, timeout: 0)
+        }
     }
 
     @Test func throwsCancellationErrorWhenTheTaskIsCancelled() async {
