@@ -108,8 +108,9 @@ extension StateConsumer {
     }
 
     /// Moves the registration toward `host` (a store's, as subscription `epoch` to it begins);
-    /// returns the host of another store it must be handed over from first, or `nil` when it will
-    /// be on `host`'s drain by the time a job submitted there after this call runs.
+    /// returns the host it must be handed over from first (another store's, or its own busy host
+    /// that the caller cannot wait for), or `nil` when it will be on `host`'s drain by the time a
+    /// job submitted there after this call runs.
     ///
     /// From the consumer's own host, the move runs on that host's drain, so it is ordered with
     /// states fed by hand; it detaches the registration from its own engine there, keeping its
@@ -130,6 +131,10 @@ extension StateConsumer {
         }
         guard let from else { return nil }
         guard from === own else { return from }
+        // A thread inside other work cannot wait for the own drain: the move would be queued there
+        // and the attachment run before it, so the caller hands it over as from a store.
+        let context = ThreadContext.current
+        if context.isHolder, !context.owns(from.drain) { return from }
         let garbage = Garbage()
         from.drain.submit(.control, generation: ThreadContext.current.generation) { [self] in
             garbage.keep(hand(from: from, to: host, ifSubscribed: epoch))

@@ -98,8 +98,9 @@ extension Store {
         }
         if let from = consumer.move(to: host, epoch: epoch) {
             // Still on the drain of a store whose subscription was cancelled while it was busy on
-            // another thread (its removal is queued there): handed over there, after that
-            // removal, then attached here, without waiting for that store.
+            // another thread (its removal is queued there), or of its own host when this thread
+            // cannot wait for it: handed over there, after that removal, then attached here,
+            // without waiting for that drain.
             from.drain.runOrQueue(generation: ThreadContext.current.generation) { [self] in
                 let garbage = consumer.handOver(from: from, to: host, epoch: epoch)
                 perform(.control, registration)
