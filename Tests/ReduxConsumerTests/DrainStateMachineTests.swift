@@ -247,8 +247,10 @@ struct DrainStateMachineTests {
         #expect(!machine.isMarked(tag: 7, member: 2))
         #expect(!machine.isMarked(tag: 8, member: 1))
 
-        _ = machine.acquireOrMark(tag: 8, scope: .everyMember, job: { _ in job() }, by: second, generation: 0)
+        _ = machine.acquireOrMark(
+            tag: 8, scope: .everyMember(through: 99), job: { _ in job() }, by: second, generation: 0)
         #expect(machine.isMarked(tag: 8, member: 1) && machine.isMarked(tag: 8, member: 99))
+        #expect(!machine.isMarked(tag: 8, member: 100))
 
         _ = machine.acquireOrMark(tag: 9, scope: .registration, job: { _ in job() }, by: second, generation: 0)
         #expect(machine.isMarked(tag: 9, member: 0) && machine.isMarked(tag: 9, member: 5))
@@ -284,7 +286,8 @@ struct DrainStateMachineTests {
     @Test func scopesSayWhichMembersTheyCover() {
         #expect(DrainStateMachine.RemovalScope.member(3).covers(3))
         #expect(!DrainStateMachine.RemovalScope.member(3).covers(4))
-        #expect(DrainStateMachine.RemovalScope.everyMember.covers(4))
+        #expect(DrainStateMachine.RemovalScope.everyMember(through: 4).covers(4))
+        #expect(!DrainStateMachine.RemovalScope.everyMember(through: 4).covers(5))
         #expect(DrainStateMachine.RemovalScope.registration.covers(4))
     }
 

@@ -44,4 +44,39 @@ struct LifecycleHuntTests {
         watcher.cancel()
         subscription.value?.cancel()
     }
+
+    /// `removeAll()` returns on one thread while the store is busy on another (its removal is
+    /// queued there); then the store's thread adds a member to the same consumer from a callback.
+    /// The member came after the removal: it must stay, and hear the next change.
+    @Test func aMemberAddedAfterRemoveAllReturnedSurvivesTheQueuedRemoval() {
+        let store = makeStore()
+        let blocker = StateConsumer<AppState>()
+        let consumer = StateConsumer<AppState>()
+        let old = Recorder<Int>()
+        let late = Recorder<Int>()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        blocker.add(\.counter) { _, new in
+            guard new == 1 else { return }
+            entered.signal()
+            proceed.wait()
+            // `removeAll()` has returned on the other thread: this member comes after it.
+            consumer.add(\.counter) { _, new in late.append(new) }
+        }
+        consumer.add(\.counter) { _, new in old.append(new) }
+        let subscriptions = [store.subscribe(blocker), store.subscribe(consumer)]
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            entered.wait()
+            consumer.removeAll()
+            proceed.signal()
+            dispatcher.wait()
+            store.dispatch(CounterAction.increment)
+        }
+        guard finished else { return }
+        #expect(old.values == [])
+        #expect(late.values == [2])
+        #expect(consumer.count == 1)
+        for subscription in subscriptions { subscription.cancel() }
+    }
 }

@@ -182,9 +182,12 @@ extension StateConsumer {
             }
             var removed: [any Sendable] = []
             for scope in from.drain.markedRemovals(of: members.tag) {
-                if case .member(let id) = scope {
+                switch scope {
+                case .member(let id):
                     if let member = registration.remove(id) { removed.append(member) }
-                } else {
+                case .everyMember(let last):
+                    removed += registration.removeAll(through: last)
+                case .registration:
                     removed += registration.removeAll().removed
                 }
             }

@@ -116,38 +116,39 @@ public final class StateConsumer<State: Sendable>: Sendable {
 
     /// Removes every member, with the guarantees of ``remove(_:)``.
     public func removeAll() {
-        removeMembers(.everyMember) { control in
+        removeMembers { control in
             control.live.clear()
             control.owners.removeAll()
-            return true
+            return .everyMember(through: control.lastMemberID)
         }
         routes.dropAll()
     }
 
     /// Removes one member by identifier.
     func remove(member id: UInt64) {
-        removeMembers(.member(id)) { control in
+        removeMembers { control in
             if !control.owners.isEmpty {
                 control.owners.removeValue(forKey: id)
             }
             // An add that has not run yet finds its member gone when it runs, and admits nothing;
             // the registration is asked all the same (it finds nothing then).
-            return control.live.remove(id) != nil
+            return control.live.remove(id) != nil ? .member(id) : nil
         }
         routes.drop(id)
     }
 
-    /// Removes `scope` of the registration: decided under the consumer's lock (so the consumer
+    /// Removes a scope of the registration: decided under the consumer's lock (so the consumer
     /// cannot move to another drain in between), done with the guarantees of
-    /// ``Drain/remove(tag:_:_:)``. `bookkeeping` updates the counts and says whether the
-    /// registration must be touched at all.
+    /// ``Drain/remove(tag:_:_:)``. `bookkeeping` updates the counts and returns the scope to
+    /// remove, or `nil` when the registration need not be touched at all.
     ///
     /// What the removal takes out (callbacks and their captures) is released once the remover's
     /// work is done, outside the engine's: here, or by the queued job's owner when the drain was
     /// busy on another thread.
-    private func removeMembers(_ scope: DrainStateMachine.RemovalScope, bookkeeping: (inout ConsumerControl) -> Bool) {
-        let decision = control.withLock { bookkept -> (ConsumerHost, Drain.RemovalAdmission)? in
-            guard bookkeeping(&bookkept) else { return nil }
+    private func removeMembers(bookkeeping: (inout ConsumerControl) -> DrainStateMachine.RemovalScope?) {
+        let decision = control.withLock {
+            bookkept -> (ConsumerHost, DrainStateMachine.RemovalScope, Drain.RemovalAdmission)? in
+            guard let scope = bookkeeping(&bookkept) else { return nil }
             let host = bookkept.currentHost()
             let admission = host.drain.admitRemoval(tag: members.tag, scope) {
                 // Queued behind another thread's work: the job keeps what it removes until it
@@ -159,9 +160,9 @@ public final class StateConsumer<State: Sendable>: Sendable {
                     if let removed = removeNow(scope, from: host) { garbage.keep(removed) }
                 }
             }
-            return (host, admission)
+            return (host, scope, admission)
         }
-        guard let (host, admission) = decision else { return }
+        guard let (host, scope, admission) = decision else { return }
         var removed: (any Sendable)?
         host.drain.finishRemoval(admission) {
             // Run here only when the decision above found the drain idle or this thread running
@@ -183,7 +184,9 @@ public final class StateConsumer<State: Sendable>: Sendable {
         switch scope {
         case .member(let id):
             return registration.remove(id)
-        case .everyMember, .registration:
+        case .everyMember(let last):
+            return registration.removeAll(through: last)
+        case .registration:
             return registration.removeAll().removed
         }
     }

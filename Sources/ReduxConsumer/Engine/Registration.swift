@@ -81,6 +81,14 @@ final class Registration {
         return removed
     }
 
+    /// Removes the members up to identifier `last` (those a `removeAll()` found), leaving any
+    /// added after it; returns what they held.
+    func removeAll(through last: UInt64) -> [any Sendable] {
+        let members = groupOfMember.identifiers(through: last) + waiting.identifiers(through: last)
+        guard members.count < memberCount else { return removeAll().removed }
+        return members.compactMap { remove($0) }
+    }
+
     /// Removes every member; returns how many there were and what they held.
     func removeAll() -> (count: Int, removed: [any Sendable]) {
         let count = memberCount

@@ -129,6 +129,18 @@ struct SlotList<Element> {
         return removed
     }
 
+    /// The identifiers of the live elements up to `last` (pending ones included).
+    func identifiers(through last: UInt64) -> [UInt64] {
+        var identifiers: [UInt64] = []
+        for entry in entries where entry.element != nil && entry.identifier <= last {
+            identifiers.append(entry.identifier)
+        }
+        for (identifier, _) in pending where identifier <= last {
+            identifiers.append(identifier)
+        }
+        return identifiers
+    }
+
     /// The live element with `identifier`, if there is one (pending ones included).
     @inlinable
     func element(_ identifier: UInt64) -> Element? {

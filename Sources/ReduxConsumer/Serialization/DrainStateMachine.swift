@@ -30,14 +30,18 @@ struct DrainStateMachine {
     enum RemovalScope: Equatable {
         /// One member.
         case member(UInt64)
-        /// Every member, the registration staying (a consumer's `removeAll()`).
-        case everyMember
+        /// Every member up to `through`, the registration staying (a consumer's `removeAll()`):
+        /// members added after it returned (with higher identifiers) are not its to remove.
+        case everyMember(through: UInt64)
         /// The registration itself (a subscription cancelled).
         case registration
 
         func covers(_ member: UInt64) -> Bool {
-            if case .member(let removed) = self { return removed == member }
-            return true
+            switch self {
+            case .member(let removed): removed == member
+            case .everyMember(let last): member <= last
+            case .registration: true
+            }
         }
     }
 
