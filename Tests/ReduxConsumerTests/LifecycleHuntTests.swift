@@ -79,4 +79,41 @@ struct LifecycleHuntTests {
         #expect(consumer.count == 1)
         for subscription in subscriptions { subscription.cancel() }
     }
+
+    /// A consumer's subscription is cancelled on one thread while the store is busy on another
+    /// (the removal is queued there); then the store's thread subscribes the consumer to the same
+    /// store again from a callback. The new subscription must feed it.
+    @Test func aConsumerResubscribedOnTheStoresThreadAfterItsCancellationReturned() {
+        let store = makeStore()
+        let blocker = StateConsumer<AppState>()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<Int>()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let second = Slot<Subscription?>(nil)
+        blocker.add(\.counter) { _, new in
+            guard new == 1 else { return }
+            entered.signal()
+            proceed.wait()
+            // The cancellation has returned on the other thread: this is a new subscription.
+            second.value = store.subscribe(consumer)
+        }
+        consumer.add(\.counter) { _, new in seen.append(new) }
+        let blocking = store.subscribe(blocker)
+        let first = store.subscribe(consumer)
+        let finished = finishesWithoutDeadlock {
+            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+            entered.wait()
+            first.cancel()
+            proceed.signal()
+            dispatcher.wait()
+            store.dispatch(CounterAction.increment)
+        }
+        guard finished else { return }
+        #expect(seen.values.last == 2)
+        #expect(store.subscriberCount == 2)
+        blocking.cancel()
+        second.value?.cancel()
+        #expect(store.subscriberCount == 0)
+    }
 }

@@ -208,6 +208,13 @@ final class Drain: @unchecked Sendable {
         }
     }
 
+    /// Queues `job` behind the jobs queued so far, without waiting; call from a job of this drain,
+    /// for work that must follow them (``submit(_:generation:_:queueing:)`` would run it first).
+    func queueBehindQueuedJobs(generation: Int, _ job: @escaping DrainJob) {
+        assertOwned(by: .current)
+        machine.withLock { _ = $0.enqueue(job, generation: generation, isWaited: false) }
+    }
+
     /// Resumes `sender`, a task whose job this thread has just run, once this thread stops running
     /// the drain (or parks); past ``maxHeldSenders`` held tasks, a task of its own resumes them.
     /// Call from a job of this drain.

@@ -77,9 +77,15 @@ extension Store {
         }
         guard isFirst else { return (nil, subscription) }
         let order = takeOrder()
-        let registration: @Sendable (Store) -> Void = { store in
+        @Sendable func attach(_ store: Store) {
             let host = store.host
             guard consumer.arrive(at: host, epoch: epoch) else { return }
+            guard consumer.registration(in: host).engine == nil else {
+                // Still in the engine for an earlier subscription, whose removal is queued on this
+                // drain, behind this job that its owner ran at once: attach after that removal.
+                store.drain.queueBehindQueuedJobs(generation: ThreadContext.current.generation) { attach(store) }
+                return
+            }
             let core = store.core.value
             core.consumers[ObjectIdentifier(consumer)] = consumer
             let engine = host.engine.value
@@ -96,6 +102,7 @@ extension Store {
                 state: UnsafeMutableRawPointer(core.state)
             )
         }
+        let registration: @Sendable (Store) -> Void = attach
         if let from = consumer.move(to: host, epoch: epoch) {
             // Still on the drain of a store whose subscription was cancelled while it was busy on
             // another thread (its removal is queued there), or of its own host when this thread
