@@ -175,11 +175,16 @@ extension StateConsumer {
     /// `from` is lost and none runs against `to` before the registration is there. With `epoch`, it
     /// moves only if subscription `epoch` to `to` is still on.
     private func hand(from: ConsumerHost, to: ConsumerHost?, ifSubscribed epoch: UInt64? = nil) -> [any Sendable] {
-        let registration = members.registration(in: from)
-        return control.withLock { control in
+        control.withLock { control in
             if let epoch, control.subscription?.epoch != epoch || control.subscription?.host !== to {
                 return []  // the subscription it was moving for has ended
             }
+            // A move for a subscription also claims a registration that its last store let go
+            // (`nil`): nothing else can reach it meanwhile. Otherwise only from where it is: a
+            // removal queued here that runs after its store's thread handed the consumer on finds
+            // it on another drain, and must not touch it.
+            guard control.home === from || (epoch != nil && control.home == nil) else { return [] }
+            let registration = members.registration(in: from)
             var removed: [any Sendable] = []
             for scope in from.drain.markedRemovals(of: members.tag) {
                 switch scope {
@@ -194,9 +199,7 @@ extension StateConsumer {
             if registration.engine === from.engine.value {
                 from.engine.value.detach(registration)
             }
-            // A move for a subscription also claims a registration that its last store let go
-            // (`nil`): nothing else can reach it meanwhile.
-            if control.home === from || (epoch != nil && control.home == nil) { control.home = to }
+            control.home = to
             return removed
         }
     }

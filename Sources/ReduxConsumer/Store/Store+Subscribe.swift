@@ -77,13 +77,18 @@ extension Store {
         }
         guard isFirst else { return (nil, subscription) }
         let order = takeOrder()
-        @Sendable func attach(_ store: Store) {
+        @Sendable func attach(_ store: Store, isRetry: Bool = false) {
             let host = store.host
             guard consumer.arrive(at: host, epoch: epoch) else { return }
             guard consumer.registration(in: host).engine == nil else {
                 // Still in the engine for an earlier subscription, whose removal is queued on this
-                // drain, behind this job that its owner ran at once: attach after that removal.
-                store.drain.queueBehindQueuedJobs(generation: ThreadContext.current.generation) { attach(store) }
+                // drain, behind this job that its owner ran at once: attach after that removal
+                // (once: the removal is among the jobs queued before the retry).
+                assert(!isRetry, "a consumer still attached after the removal queued before its attachment")
+                guard !isRetry else { return }
+                store.drain.queueBehindQueuedJobs(generation: ThreadContext.current.generation) {
+                    attach(store, isRetry: true)
+                }
                 return
             }
             let core = store.core.value
@@ -102,7 +107,7 @@ extension Store {
                 state: UnsafeMutableRawPointer(core.state)
             )
         }
-        let registration: @Sendable (Store) -> Void = attach
+        let registration: @Sendable (Store) -> Void = { attach($0) }
         if let from = consumer.move(to: host, epoch: epoch) {
             // Still on the drain of a store whose subscription was cancelled while it was busy on
             // another thread (its removal is queued there), or of its own host when this thread
