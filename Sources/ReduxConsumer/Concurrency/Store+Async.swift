@@ -201,7 +201,9 @@ final class WaitOutcome<Value: Sendable>: Sendable {
             }
             return (state.continuation, state.cleanup)
         }
-        continuation?.resume(with: result)
+        // Cleaned up first: the waiter returns only once its subscription is gone (a removal
+        // waits for a predicate call running on another thread).
         for undo in cleanup { undo() }
+        continuation?.resume(with: result)
     }
 }
