@@ -57,15 +57,21 @@ final class EffectRunner: Sendable {
 
     /// The effect `token` is over.
     func end(_ token: UInt64) {
+        // The ended effect and its `id` key are released after the lock: an `id` is a user value,
+        // whose last copy may run a user deinit.
+        var ended: (Running?, EffectID?)
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard let running = state.running.removeValue(forKey: token) else { return [] }
-            if let id = running.id, state.tokenByID[id] == token {
-                state.tokenByID.removeValue(forKey: id)
+            ended.0 = running
+            if let id = running.id, let index = state.tokenByID.index(forKey: id), state.tokenByID[index].value == token
+            {
+                ended.1 = state.tokenByID.remove(at: index).key
             }
             guard state.running.isEmpty else { return [] }
             defer { state.idleWaiters = [] }
             return state.idleWaiters
         }
+        withExtendedLifetime(ended) {}
         for waiter in waiters { waiter.resume() }
     }
 

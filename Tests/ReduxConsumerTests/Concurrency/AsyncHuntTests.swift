@@ -50,4 +50,85 @@ struct AsyncHuntTests {
             #expect(store.subscriberCount == 0)
         }
     }
+    /// An effect's `id` is any hashable value, a user object's included; the runner keeps the
+    /// first one of a name as its dictionary key, and released that key (the object's last copy,
+    /// its `deinit`) under its lock when the last effect of that name ended. Here the `deinit`
+    /// asks another thread to cancel effects (which takes that lock) and waits for it.
+    @Test func anEffectIDIsReleasedOutsideTheRunnersLock() async {
+        let blocked = Slot(false)
+        let released = Slot(false)
+        let storeSlot = Lock<Store<Int>?>(nil)
+        let firstGone = Signal()
+        let finishSecond = Signal()
+        let keyGone = Signal()
+        let effect = Effect<Int>.on(
+            KeyedAction.self,
+            id: { _ in
+                EffectKey {
+                    guard let store = storeSlot.withLock({ $0 }) else { return }
+                    let cancel = spawn { store.cancelEffects(id: "other") }
+                    if cancel.wait(timeout: .now() + .seconds(1)) == .timedOut { blocked.value = true }
+                    released.value = true
+                    keyGone.fire()
+                }
+            }
+        ) { action, _ in
+            switch action {
+            case .first:
+                await withTaskCancellationHandler {
+                    await Signal().wait()
+                } onCancel: {
+                }
+            case .second:
+                await finishSecond.wait()
+            }
+        }
+        await finishesWithoutDeadlock(within: 10) {
+            let store = Store(initialState: 0, reducer: Reducer { _, _ in }, effects: [effect])
+            storeSlot.withLock { $0 = store }
+            await store.send(KeyedAction.first(Payload(onDeinit: { firstGone.fire() })))
+            await store.send(KeyedAction.second)  // same id: cancels the first
+            await firstGone.wait()  // the first effect's task is gone: only the runner keeps its id
+            #expect(!released.value)
+            finishSecond.fire()
+            await keyGone.wait()  // when the second effect ends
+            storeSlot.withLock { $0 = nil }
+        }
+        #expect(released.value)
+        #expect(!blocked.value, "an effect's id was released under the effect runner's lock")
+    }
+}
+
+/// An effect `id` that is an object, every instance equal to every other.
+private final class EffectKey: Hashable, Sendable {
+    let onDeinit: @Sendable () -> Void
+
+    init(onDeinit: @escaping @Sendable () -> Void) {
+        self.onDeinit = onDeinit
+    }
+
+    deinit {
+        onDeinit()
+    }
+
+    static func == (lhs: EffectKey, rhs: EffectKey) -> Bool { true }
+
+    func hash(into hasher: inout Hasher) {}
+}
+
+private final class Payload: Sendable {
+    let onDeinit: @Sendable () -> Void
+
+    init(onDeinit: @escaping @Sendable () -> Void) {
+        self.onDeinit = onDeinit
+    }
+
+    deinit {
+        onDeinit()
+    }
+}
+
+private enum KeyedAction: Action {
+    case first(Payload)
+    case second
 }
