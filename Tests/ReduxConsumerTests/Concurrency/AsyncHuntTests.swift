@@ -41,7 +41,7 @@ struct AsyncHuntTests {
             waiterReturned.withLock { $0 = true }
             return isRunning
         }
-        await finishesWithoutDeadlock(within: 10) {
+        await finishesWithoutDeadlock(within: 60) {
             while store.subscriberCount == 0 { await Task.yield() }
             let busy = spawn { store.dispatch(CounterAction.rename("block")) }
             await join(entered)
@@ -83,7 +83,7 @@ struct AsyncHuntTests {
                 await finishSecond.wait()
             }
         }
-        await finishesWithoutDeadlock(within: 10) {
+        await finishesWithoutDeadlock(within: 60) {
             let store = Store(initialState: 0, reducer: Reducer { _, _ in }, effects: [effect])
             storeSlot.withLock { $0 = store }
             await store.send(KeyedAction.first(Payload(onDeinit: { firstGone.fire() })))
