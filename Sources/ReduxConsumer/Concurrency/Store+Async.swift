@@ -96,13 +96,14 @@ extension Store {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<State, any Error>) in
                 guard outcome.start(continuation) else { return }
-                let (registration, subscription) = closureSubscription { _, new in
-                    if predicate(new) { outcome.finish(.success(new)) }
-                }
-                outcome.onFinish { subscription.cancel() }
-                // The current state is checked in the job that registers the subscriber: no state
-                // is missed between the two. Queued, not waited for: a task never blocks here.
+                // The subscriber is made and registered, and the current state checked, in one
+                // job: no state is missed between the two, and `subscriberCount` counts the wait
+                // once it listens. Queued, not waited for: a task never blocks here.
                 drain.runOrQueue(generation: 0) { [self] in
+                    let (registration, subscription) = closureSubscription { _, new in
+                        if predicate(new) { outcome.finish(.success(new)) }
+                    }
+                    outcome.onFinish { subscription.cancel() }
                     registration(self)
                     let current = state
                     if predicate(current) { outcome.finish(.success(current)) }

@@ -103,12 +103,16 @@ extension Store {
                 channel.finish()
                 return
             }
-            let (registration, feed) = closureSubscription { old, new in
-                // Every action is an element, changed or not: nothing is dropped when merged.
-                channel.postChange(from: old, to: new, cameBack: nil)
+            // Made and registered in one job: once `subscriberCount` counts it, it hears every
+            // action after.
+            await performAsync { store in
+                let (registration, feed) = store.closureSubscription { old, new in
+                    // Every action is an element, changed or not: nothing is dropped when merged.
+                    channel.postChange(from: old, to: new, cameBack: nil)
+                }
+                channel.attach(feed: feed, teardowns: [store.teardown])
+                registration(store)
             }
-            channel.attach(feed: feed, teardowns: [teardown])
-            await performAsync(registration)
         }
     }
 
@@ -129,11 +133,14 @@ extension Store {
                 channel.finish()
                 return
             }
-            let (registration, feed) = actionSubscription { action in
-                channel.post(action) { _, newer in newer }
+            // Made and registered in one job, as for `states`.
+            await performAsync { store in
+                let (registration, feed) = store.actionSubscription { action in
+                    channel.post(action) { _, newer in newer }
+                }
+                channel.attach(feed: feed, teardowns: [store.teardown])
+                registration(store)
             }
-            channel.attach(feed: feed, teardowns: [teardown])
-            await performAsync(registration)
         }
     }
 }

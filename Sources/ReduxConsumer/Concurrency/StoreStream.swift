@@ -121,12 +121,16 @@ extension StoreStream {
                 channel.finish()
                 return
             }
-            let consumer = StateConsumer<State>()
-            add(consumer) { old, new in post(channel, old, new) }
-            let (registration, subscription) = store.consumerSubscription(consumer)
-            channel.attach(feed: subscription, teardowns: [store.teardown] + teardowns)
-            if let registration {
-                await store.performAsync(registration)
+            // Subscribed and registered in one job of the store, the member added after: once
+            // `subscriberCount` counts the iteration, it hears every change after (and an
+            // `.instantly` member gets the state of that moment). A consumer without members has
+            // no host of its own yet, so it attaches here, after the channel took its feed.
+            await store.performAsync { store in
+                let consumer = StateConsumer<State>()
+                let (registration, subscription) = store.consumerSubscription(consumer)
+                channel.attach(feed: subscription, teardowns: [store.teardown] + teardowns)
+                registration?(store)
+                add(consumer) { old, new in post(channel, old, new) }
             }
         }
     }

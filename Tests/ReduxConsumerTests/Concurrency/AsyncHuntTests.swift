@@ -132,3 +132,93 @@ private enum KeyedAction: Action {
     case first(Payload)
     case second
 }
+
+/// `subscriberCount` counts an iteration of `actions` or `states`, or a wait, only once it listens:
+/// a test (or a service) that waits for the count before acting never loses that first action (an
+/// iteration used to be counted before its registration ran, and an action sent in between was
+/// lost: these tests hung without the fix).
+struct CountedSubscriptionListensTests {
+    @Test func anActionsIterationCountedHearsTheNextAction() async {
+        let wrong = Slot<String?>(nil)
+        await finishesWithoutDeadlock(within: 60) {
+            for _ in 0..<scaled(400, sanitized: 40) {
+                let store = makeStore()
+                let reader = Task { () -> String? in
+                    var actions = store.actions.makeAsyncIterator()
+                    return await actions.next().map { "\($0)" }
+                }
+                while store.subscriberCount == 0 { await Task.yield() }
+                await store.send(CounterAction.increment)
+                await store.send(CounterAction.rename("late"))  // what a reader that missed it gets
+                let first = await reader.value
+                if first != "increment" {
+                    wrong.value = first ?? "nothing"
+                    break
+                }
+            }
+        }
+        #expect(wrong.value == nil)
+    }
+
+    @Test func aStatesIterationCountedHearsTheNextAction() async {
+        let wrong = Slot<Int?>(nil)
+        await finishesWithoutDeadlock(within: 60) {
+            for _ in 0..<scaled(400, sanitized: 40) {
+                let store = makeStore()
+                let reader = Task { () -> Int? in
+                    var states = store.states(buffering: .unbounded).makeAsyncIterator()
+                    return await states.next()?.new.counter
+                }
+                while store.subscriberCount == 0 { await Task.yield() }
+                await store.send(CounterAction.increment)
+                await store.send(CounterAction.increment)
+                let first = await reader.value
+                if first != 1 {
+                    wrong.value = first ?? -1
+                    break
+                }
+            }
+        }
+        #expect(wrong.value == nil)
+    }
+
+    @Test func aChangesIterationCountedHearsTheNextChange() async {
+        let wrong = Slot<Int?>(nil)
+        await finishesWithoutDeadlock(within: 60) {
+            for _ in 0..<scaled(400, sanitized: 40) {
+                let store = makeStore()
+                let reader = Task { () -> Change<Int>? in
+                    var changes = store.changes(of: \.counter, buffering: .unbounded).makeAsyncIterator()
+                    return await changes.next()
+                }
+                while store.subscriberCount == 0 { await Task.yield() }
+                await store.send(CounterAction.increment)
+                await store.send(CounterAction.increment)
+                let first = await reader.value
+                if first != Change(old: 0, new: 1) {
+                    wrong.value = first?.new ?? -1
+                    break
+                }
+            }
+        }
+        #expect(wrong.value == nil)
+    }
+
+    @Test func aWaitCountedSeesTheNextState() async {
+        let wrong = Slot<Int?>(nil)
+        await finishesWithoutDeadlock(within: 60) {
+            for _ in 0..<scaled(400, sanitized: 40) {
+                let store = makeStore()
+                let waiter = Task { try await store.wait(until: { $0.counter >= 1 }, timeout: 60) }
+                while store.subscriberCount == 0 { await Task.yield() }
+                for _ in 0..<3 { await store.send(CounterAction.increment) }
+                let counter = (try? await waiter.value)?.counter ?? -1
+                if counter != 1 {
+                    wrong.value = counter
+                    break
+                }
+            }
+        }
+        #expect(wrong.value == nil)
+    }
+}
