@@ -139,86 +139,55 @@ private enum KeyedAction: Action {
 /// lost: these tests hung without the fix).
 struct CountedSubscriptionListensTests {
     @Test func anActionsIterationCountedHearsTheNextAction() async {
-        let wrong = Slot<String?>(nil)
-        await finishesWithoutDeadlock(within: 60) {
-            for _ in 0..<scaled(400, sanitized: 40) {
-                let store = makeStore()
-                let reader = Task { () -> String? in
-                    var actions = store.actions.makeAsyncIterator()
-                    return await actions.next().map { "\($0)" }
-                }
-                while store.subscriberCount == 0 { await Task.yield() }
-                await store.send(CounterAction.increment)
-                await store.send(CounterAction.rename("late"))  // what a reader that missed it gets
-                let first = await reader.value
-                if first != "increment" {
-                    wrong.value = first ?? "nothing"
-                    break
-                }
-            }
+        await expectFirstReadAfterTheCount(is: "set(1)") { store in
+            var actions = store.actions.makeAsyncIterator()
+            return await actions.next().map { "\($0)" }
         }
-        #expect(wrong.value == nil)
     }
 
     @Test func aStatesIterationCountedHearsTheNextAction() async {
-        let wrong = Slot<Int?>(nil)
-        await finishesWithoutDeadlock(within: 60) {
-            for _ in 0..<scaled(400, sanitized: 40) {
-                let store = makeStore()
-                let reader = Task { () -> Int? in
-                    var states = store.states(buffering: .unbounded).makeAsyncIterator()
-                    return await states.next()?.new.counter
-                }
-                while store.subscriberCount == 0 { await Task.yield() }
-                await store.send(CounterAction.increment)
-                await store.send(CounterAction.increment)
-                let first = await reader.value
-                if first != 1 {
-                    wrong.value = first ?? -1
-                    break
-                }
-            }
+        await expectFirstReadAfterTheCount(is: 1) { store in
+            var states = store.states(buffering: .unbounded).makeAsyncIterator()
+            return await states.next()?.new.counter
         }
-        #expect(wrong.value == nil)
     }
 
     @Test func aChangesIterationCountedHearsTheNextChange() async {
-        let wrong = Slot<Int?>(nil)
-        await finishesWithoutDeadlock(within: 60) {
-            for _ in 0..<scaled(400, sanitized: 40) {
-                let store = makeStore()
-                let reader = Task { () -> Change<Int>? in
-                    var changes = store.changes(of: \.counter, buffering: .unbounded).makeAsyncIterator()
-                    return await changes.next()
-                }
-                while store.subscriberCount == 0 { await Task.yield() }
-                await store.send(CounterAction.increment)
-                await store.send(CounterAction.increment)
-                let first = await reader.value
-                if first != Change(old: 0, new: 1) {
-                    wrong.value = first?.new ?? -1
-                    break
-                }
-            }
+        await expectFirstReadAfterTheCount(is: Change(old: 0, new: 1)) { store in
+            var changes = store.changes(of: \.counter, buffering: .unbounded).makeAsyncIterator()
+            return await changes.next()
         }
-        #expect(wrong.value == nil)
     }
 
     @Test func aWaitCountedSeesTheNextState() async {
-        let wrong = Slot<Int?>(nil)
+        await expectFirstReadAfterTheCount(is: 1) { store in
+            try? await store.wait(until: { $0.counter >= 1 }, timeout: 60).counter
+        }
+    }
+
+    /// Round after round on a new store: `read` starts in a task, the test waits for the store to
+    /// count it, then sets the counter to 1, then 2; what `read` returns must come from the first
+    /// (a read that missed it gets the second, or nothing and hangs, which the watchdog reports).
+    private func expectFirstReadAfterTheCount<Value: Equatable & Sendable>(
+        is expected: Value,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ read: @escaping @Sendable (Store<AppState>) async -> Value?
+    ) async {
+        let wrong = Slot<String?>(nil)
         await finishesWithoutDeadlock(within: 60) {
-            for _ in 0..<scaled(400, sanitized: 40) {
+            for round in 0..<scaled(2_000, sanitized: 100) {
                 let store = makeStore()
-                let waiter = Task { try await store.wait(until: { $0.counter >= 1 }, timeout: 60) }
+                let reader = Task { await read(store) }
                 while store.subscriberCount == 0 { await Task.yield() }
-                for _ in 0..<3 { await store.send(CounterAction.increment) }
-                let counter = (try? await waiter.value)?.counter ?? -1
-                if counter != 1 {
-                    wrong.value = counter
+                await store.send(CounterAction.set(1))
+                await store.send(CounterAction.set(2))
+                let first = await reader.value
+                if first != expected {
+                    wrong.value = "round \(round): \(first.map { "\($0)" } ?? "nothing")"
                     break
                 }
             }
         }
-        #expect(wrong.value == nil)
+        #expect(wrong.value == nil, sourceLocation: sourceLocation)
     }
 }
