@@ -183,7 +183,8 @@ struct ReadmePromiseTests {
         let started = Signal()
         let waiter = Task { () async throws -> AppState in
             started.fire()
-            return try await page.wait(until: { $0.counter == 99 }, timeout: 5)
+            // Long: under a sanitizer, the task that closes the page may wait seconds for a thread.
+            return try await page.wait(until: { $0.counter == 99 }, timeout: 120)
         }
         await started.wait()
         for _ in 0..<100 { await Task.yield() }
