@@ -2,14 +2,17 @@
 ///
 /// Made by `changes(of:)`, ``Store/states`` and ``Store/actions`` (and their `PageStore`
 /// counterparts). Each iteration is a subscription of its own, made when the iteration asks for its
-/// first element (without ever blocking the task's thread) and removed when it ends, following the consumer rules (a change fires only when the value changed;
-/// `.instantly` makes the first element the starting value, with `old == new`). Elements come in
-/// the store's order; how a reader that falls behind is served is the sequence's
+/// first element (without ever blocking the task's thread) and removed when it ends, following
+/// the consumer rules (a change fires only when the value changed; `.instantly` makes the first
+/// element the starting value, with `old == new`, unless a reader that is already behind when it
+/// comes gets it merged with the changes after it, as `.coalescing` merges any element). Elements
+/// come in the store's order; how a reader that falls behind is served is the sequence's
 /// ``StreamBuffering``.
 ///
 /// The sequence finishes when its store is released (or its page closed); cancelling the task
-/// that iterates ends the iteration and removes its subscription at once (``Store/subscriberCount``
-/// is back where it was). The sequence does not keep its store alive.
+/// that iterates removes its subscription at once (``Store/subscriberCount`` is back where it
+/// was): nothing new is buffered after that, what was buffered already is still returned, then
+/// the iteration ends. The sequence does not keep its store alive.
 public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
     /// How the sequence buffers for a reader that falls behind.
     public let buffering: StreamBuffering
@@ -50,7 +53,8 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
             ending = Ending(channel)
         }
 
-        /// The next element, waiting for one; `nil` once the store is gone or the task cancelled.
+        /// The next element, waiting for one; `nil` once the store is gone or the task cancelled
+        /// and the elements buffered before are read.
         ///
         /// - Returns: The next element, or `nil` at the end.
         @inlinable
