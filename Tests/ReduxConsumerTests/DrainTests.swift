@@ -285,4 +285,39 @@ private final class DrainCounter: @unchecked Sendable {
     var maximumInside: Int {
         inside.withLock { $0.maximum }
     }
+
+    /// Calls nested deeper than the drain publishes are named in the owner thread's spare words,
+    /// never in the drain's; a remover counts such a call as calling everything and waits for the
+    /// calls to unwind to a published depth.
+    @Test func callsNestedBeyondThePublishedLevelsAreWaitedFor() {
+        let drain = Drain()
+        let entered = DispatchSemaphore(value: 0)
+        let log = Recorder<String>()
+        let finished = finishesWithoutDeadlock {
+            let owner = spawn {
+                drain.submit(.dispatch, generation: 0) {
+                    var levels: [Drain.CallLevel] = []
+                    for depth in 0...Drain.maxPublishedCalls {
+                        let level = drain.beginCalls()
+                        let published = drain.callSlots + (Drain.firstCallSlot + 2 * depth)
+                        #expect((level.tagSlot == published) == (depth < Drain.maxPublishedCalls))
+                        #expect(drain.willCallNext(tag: UInt(100 + depth), at: level, barrierIsCompilerOnly: false))
+                        levels.append(level)
+                    }
+                    entered.signal()
+                    // The remover of a tag named at no published level must still wait.
+                    spin { !drain.snapshot.removalMarks.isEmpty }
+                    log.append("deep calls return")
+                    for level in levels.reversed() { drain.endCalls(level) }
+                }
+            }
+            entered.wait()
+            drain.remove(tag: 999, .registration) { log.append("removal job") }
+            log.append("removal returns")
+            owner.wait()
+        }
+        guard finished else { return }
+        #expect(log.values.first == "deep calls return")
+        #expect(Set(log.values) == ["deep calls return", "removal returns", "removal job"])
+    }
 }

@@ -65,14 +65,7 @@ struct LifecycleHuntTests {
         }
         consumer.add(\.counter) { _, new in old.append(new) }
         let subscriptions = [store.subscribe(blocker), store.subscribe(consumer)]
-        let finished = finishesWithoutDeadlock {
-            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
-            entered.wait()
-            consumer.removeAll()
-            proceed.signal()
-            dispatcher.wait()
-            store.dispatch(CounterAction.increment)
-        }
+        let finished = whileTheStoreIsBusy(store, entered: entered, proceed: proceed) { consumer.removeAll() }
         guard finished else { return }
         #expect(old.values == [])
         #expect(late.values == [2])
@@ -101,19 +94,29 @@ struct LifecycleHuntTests {
         consumer.add(\.counter) { _, new in seen.append(new) }
         let blocking = store.subscribe(blocker)
         let first = store.subscribe(consumer)
-        let finished = finishesWithoutDeadlock {
-            let dispatcher = spawn { store.dispatch(CounterAction.increment) }
-            entered.wait()
-            first.cancel()
-            proceed.signal()
-            dispatcher.wait()
-            store.dispatch(CounterAction.increment)
-        }
+        let finished = whileTheStoreIsBusy(store, entered: entered, proceed: proceed) { first.cancel() }
         guard finished else { return }
         #expect(seen.values.last == 2)
         #expect(store.subscriberCount == 2)
         blocking.cancel()
         second.value?.cancel()
         #expect(store.subscriberCount == 0)
+    }
+}
+
+/// Dispatches an increment on a thread of its own, runs `meanwhile` once the store's thread is
+/// inside a callback (which signals `entered`, then waits for `proceed`), lets that callback go
+/// on, and dispatches one more increment; `false` if it deadlocked.
+private func whileTheStoreIsBusy(
+    _ store: Store<AppState>, entered: DispatchSemaphore, proceed: DispatchSemaphore,
+    _ meanwhile: @escaping @Sendable () -> Void
+) -> Bool {
+    finishesWithoutDeadlock {
+        let dispatcher = spawn { store.dispatch(CounterAction.increment) }
+        entered.wait()
+        meanwhile()
+        proceed.signal()
+        dispatcher.wait()
+        store.dispatch(CounterAction.increment)
     }
 }

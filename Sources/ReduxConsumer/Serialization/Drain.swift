@@ -404,9 +404,10 @@ final class Drain: @unchecked Sendable {
 
     /// Where a run of calls at one level publishes them (see ``beginCalls()``): kept in the
     /// caller's registers, so that a call names itself with one store.
-    // Its pointers are words of `callSlots`, which live as long as the drain; a level is used only
-    // between `beginCalls()` and `endCalls(_:)` by the owner, inside a job that keeps the drain
-    // alive (`endCalls` asserts the depth it restores).
+    // Its pointers are words of `callSlots`, which live as long as the drain, or (beyond the
+    // published levels) the owner thread's spare words, which live as long as the thread; a level
+    // is used only between `beginCalls()` and `endCalls(_:)` by the owner, inside a job that keeps
+    // the drain alive (`endCalls` asserts the depth it restores).
     @usableFromInline
     struct CallLevel {
         @usableFromInline let level: Int
