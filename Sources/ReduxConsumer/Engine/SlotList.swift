@@ -95,8 +95,7 @@ struct SlotList<Element> {
     @inlinable
     @discardableResult
     mutating func remove(_ identifier: UInt64) -> Element? {
-        if let slot = slot(of: identifier), let element = entries[slot].element {
-            entries[slot].element = nil
+        if let slot = slot(of: identifier), let element = entries[slot].element.take() {
             holes += 1
             compactIfWorthIt()
             return element
@@ -213,7 +212,9 @@ struct SlotList<Element> {
 
     @inlinable
     mutating func place(_ element: Element, identifier: UInt64) {
-        if let last = entries.last, last.identifier >= identifier {
+        // The last identifier read in place: `entries.last` would copy the element (a retain and
+        // a release of a callback's context).
+        if !entries.isEmpty, entries[entries.count &- 1].identifier >= identifier {
             let low = lowerBound(count: entries.count) { entries[$0].identifier < identifier }
             precondition(entries[low].identifier != identifier, "SlotList: identifier \(identifier) inserted twice")
             entries.insert(Entry(identifier: identifier, element: element), at: low)

@@ -457,7 +457,8 @@ extension TypedGroup {
             list: { [self] query in answer(query) },
             removeMember: { [self] member in
                 let removed = remove(member)
-                return (removed, members.isEmpty)
+                let isEmpty = members.isEmpty
+                return (consume removed, isEmpty)
             }
         )
     }
