@@ -202,6 +202,11 @@ struct SlotList<Element> {
         // first stored property (checked in debug builds), entries are `stride` bytes apart, and
         // the buffer lives through the closure.
         assert(MemoryLayout<Entry>.offset(of: \Entry.identifier) == 0, "an entry's identifier moved")
+        // The newest first: an add checks that its member, the last one in, is still there.
+        let last = entries.count &- 1
+        if last >= 0, entries[last].identifier == identifier {
+            return last
+        }
         let low = entries.withUnsafeBytes { bytes in
             Int(
                 rc_lower_bound_u64(
