@@ -275,20 +275,25 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     }
 
     private func release() {
-        let parts = lifecycle.withLock {
-            lifecycle -> ([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?)? in
-            guard !lifecycle.isClosed else { return nil }
+        let (registrations, globalConsumer, consumer) = lifecycle.withLock {
+            lifecycle -> ([any Cancellable]?, StateConsumer<GlobalState>?, StateConsumer<State>?) in
+            let consumers = (lifecycle.globalConsumer, lifecycle.consumer)
+            guard !lifecycle.isClosed else { return (nil, consumers.0, consumers.1) }
             lifecycle.isClosed = true
             defer { lifecycle.registrations = [] }
-            return (lifecycle.registrations, lifecycle.globalConsumer, lifecycle.consumer)
+            return (lifecycle.registrations, consumers.0, consumers.1)
         }
-        guard let (registrations, globalConsumer, consumer) = parts else { return }
-        for registration in registrations {
+        for registration in registrations ?? [] {
             registration.cancel()
         }
+        // Every close removes the members, not only the first: the first may still be waiting
+        // for a callback on another thread (this one's, perhaps), and no close may return while a
+        // member can start (guarantee 1).
         globalConsumer?.removeAll()
         consumer?.removeAll()
-        store.tearDown()
+        if registrations != nil {
+            store.tearDown()
+        }
     }
 
     func accepts(_ action: any Action, in method: String) -> Bool {
