@@ -276,24 +276,20 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
 
     private func release() {
         let (registrations, globalConsumer, consumer) = lifecycle.withLock {
-            lifecycle -> ([any Cancellable]?, StateConsumer<GlobalState>?, StateConsumer<State>?) in
-            let consumers = (lifecycle.globalConsumer, lifecycle.consumer)
-            guard !lifecycle.isClosed else { return (nil, consumers.0, consumers.1) }
+            lifecycle -> ([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?) in
             lifecycle.isClosed = true
             defer { lifecycle.registrations = [] }
-            return (lifecycle.registrations, consumers.0, consumers.1)
+            return (lifecycle.registrations, lifecycle.globalConsumer, lifecycle.consumer)
         }
-        for registration in registrations ?? [] {
+        for registration in registrations {
             registration.cancel()
         }
-        // Every close removes the members, not only the first: the first may still be waiting
-        // for a callback on another thread (this one's, perhaps), and no close may return while a
-        // member can start (guarantee 1).
+        // Every close does the rest, not only the first: the first may still be waiting for a
+        // callback on another thread (perhaps this one's), and no close may return while a member
+        // can start or an effect can go on (guarantee 1). Each step is idempotent.
         globalConsumer?.removeAll()
         consumer?.removeAll()
-        if registrations != nil {
-            store.tearDown()
-        }
+        store.tearDown()
     }
 
     func accepts(_ action: any Action, in method: String) -> Bool {
