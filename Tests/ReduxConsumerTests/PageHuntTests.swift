@@ -71,7 +71,9 @@ struct PageHuntTests {
             cancelledWhenClosed.value = cancelled.value
         }
 
-        let finished = finishesWithoutDeadlock {
+        // The effect needs a thread of the cooperative pool, which the other tests of a parallel
+        // run (under ThreadSanitizer) may keep busy for seconds.
+        let finished = finishesWithoutDeadlock(within: 120) {
             page.dispatch(MainAction.set(1))
             running.wait()
             let busy = spawn { page.dispatch(MainAction.set(2)) }
