@@ -103,7 +103,7 @@ extension StateConsumer {
             return true
         }
         guard isSubscribed else { return [] }
-        routes.dropAll()
+        routes.withdrawAll()
         return leave(host)
     }
 

@@ -42,6 +42,9 @@ final class DeliveryGate: Sendable {
         var current: Current?
         /// Set when the consumer is gone: nothing is called any more.
         var isClosed = false
+        /// The `old` of calls withdrawn while their members stay (the subscription ended): the
+        /// value each member heard last, for its group to compare with when it comes back.
+        var withdrawn: [UInt64: any Sendable] = [:]
 
         mutating func takeNext() -> (UInt64, any PendingCall)? {
             while head < order.count {
@@ -59,6 +62,8 @@ final class DeliveryGate: Sendable {
 
     private struct Current {
         let member: UInt64
+        /// The call, for its `old` if it is withdrawn before it begins.
+        let call: any PendingCall
         var isDropped = false
         var thread: ObjectIdentifier?
         var isParked = false
@@ -95,21 +100,40 @@ final class DeliveryGate: Sendable {
     /// Drops `member`'s pending call and, if its call began on another thread, waits until it
     /// ends (or that thread parks).
     func drop(_ member: UInt64) {
-        drop { $0 == member }
+        drop(keepingOld: false) { $0 == member }
     }
 
     /// Drops every pending call and waits for a call in progress, as ``drop(_:)`` does.
     func dropAll() {
-        drop { _ in true }
+        drop(keepingOld: false) { _ in true }
+    }
+
+    /// Drops every pending call as ``dropAll()`` does, for members that stay: each keeps the
+    /// `old` of its earliest call not made, the value it heard last (see ``takeWithdrawn(_:)``).
+    func withdrawAll() {
+        drop(keepingOld: true) { _ in true }
+    }
+
+    /// Whether calls were withdrawn and not yet taken back.
+    var hasWithdrawn: Bool {
+        state.withLock { !$0.withdrawn.isEmpty }
+    }
+
+    /// The value `member` heard last before its calls were withdrawn, if they were; forgets it.
+    func takeWithdrawn(_ member: UInt64) -> (any Sendable)? {
+        state.withLock { $0.withdrawn.removeValue(forKey: member) }
     }
 
     /// Drops everything for good: the consumer is gone.
     func close() {
-        let dropped = state.withLock { state -> [any PendingCall] in
+        let dropped = state.withLock { state -> [any Sendable] in
             state.isClosed = true
             state.current?.isDropped = true
-            defer { state.pending.removeAll() }
-            return Array(state.pending.values)
+            defer {
+                state.pending.removeAll()
+                state.withdrawn.removeAll()
+            }
+            return Array(state.pending.values) + [state.withdrawn]
         }
         // Released outside the lock: a callback's captures may run code in their deinit.
         withExtendedLifetime(dropped) {}
@@ -154,15 +178,34 @@ final class DeliveryGate: Sendable {
         }
     }
 
-    private func drop(where matches: @escaping (UInt64) -> Bool) {
+    private func drop(keepingOld keepsOld: Bool, where matches: @escaping (UInt64) -> Bool) {
         let context = ThreadContext.current
         let thread = ObjectIdentifier(context)
-        let dropped = state.withLock { state -> [any PendingCall] in
-            if let current = state.current, current.thread == nil, matches(current.member) {
-                state.current?.isDropped = true
+        let dropped = state.withLock { state -> [any Sendable] in
+            if let current = state.current, matches(current.member) {
+                if current.thread == nil {
+                    state.current?.isDropped = true
+                    // Taken before the pending calls were posted: its `old` is the earlier one.
+                    if keepsOld, state.withdrawn[current.member] == nil {
+                        state.withdrawn[current.member] = current.call.oldValue
+                    }
+                }
             }
-            let members = state.pending.keys.filter(matches)
-            return members.compactMap { state.pending.removeValue(forKey: $0) }
+            var dropped: [any Sendable] = []
+            for member in state.pending.keys.filter(matches) {
+                guard let call = state.pending.removeValue(forKey: member) else { continue }
+                if keepsOld, state.withdrawn[member] == nil {
+                    state.withdrawn[member] = call.oldValue
+                }
+                dropped.append(call)
+            }
+            if !keepsOld {
+                // Removed members come back no more: what they kept goes, after the lock.
+                for member in state.withdrawn.keys.filter(matches) {
+                    if let value = state.withdrawn.removeValue(forKey: member) { dropped.append(value) }
+                }
+            }
+            return dropped
         }
         context.parked {
             state.withLock(
@@ -186,7 +229,7 @@ final class DeliveryGate: Sendable {
                 state.isPumping = false
                 return nil
             }
-            state.current = Current(member: member)
+            state.current = Current(member: member, call: call)
             return (member, call)
         }
         // Wakes removers waiting for the call that just ended.
@@ -221,6 +264,8 @@ protocol PendingCall: AnyObject, Sendable {
     /// Merges a newer change of the same member into this one: keep `old`, take the new `new`
     /// (the values replaced are left in `newer`, so that they are released after the gate's lock).
     func absorb(_ newer: any PendingCall)
+    /// The `old` the call will be made with.
+    var oldValue: any Sendable { get }
 }
 
 /// A member's pending change: its callback, the `old` it will get, and the latest `new`.
@@ -293,4 +338,7 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
         swap(&state, &newer.state)
         isMerged = true
     }
+
+    @usableFromInline
+    var oldValue: any Sendable { old }
 }

@@ -34,6 +34,25 @@ final class DeliveryRoutes: Sendable {
         actorGate.withLock { $0 }?.dropAll()
     }
 
+    /// Drops every pending call of members that stay (see ``DeliveryGate/withdrawAll()``).
+    func withdrawAll() {
+        queue?.withdrawAll()
+        actorGate.withLock { $0 }?.withdrawAll()
+    }
+
+    /// Whether calls were withdrawn and their members did not take them back yet.
+    var hasWithdrawn: Bool {
+        queue?.hasWithdrawn == true || actorGate.withLock { $0 }?.hasWithdrawn == true
+    }
+
+    /// The value `member` heard last before its calls were withdrawn, if they were: the earlier
+    /// of the two gates' (a member is posted to one gate only).
+    func takeWithdrawn(_ member: UInt64) -> (any Sendable)? {
+        let queued = queue?.takeWithdrawn(member)
+        let isolated = actorGate.withLock { $0 }?.takeWithdrawn(member)
+        return queued ?? isolated
+    }
+
     /// Drops everything for good: the consumer is gone.
     func close() {
         queue?.close()

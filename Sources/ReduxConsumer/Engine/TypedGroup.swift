@@ -646,6 +646,18 @@ extension TypedGroup: GroupMembers {
         evaluate: (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         cache: DerivationCache
     ) -> Bool {
+        if routes.hasWithdrawn {
+            // Calls posted before the consumer left and dropped as it left: their members heard
+            // last what those calls started from, earlier than any change they missed since.
+            var slot = members.liveSlot(from: 0)
+            while slot < members.slotCount {
+                let member = members.identifier(atSlot: slot)
+                if let heard = routes.takeWithdrawn(member) as? Value {
+                    missed[member] = heard
+                }
+                slot = members.liveSlot(from: slot + 1)
+            }
+        }
         guard !missed.isEmpty else { return changed }
         var changes: [UInt64: CatchUpChange] = [:]
         var anyFires = changed

@@ -235,7 +235,7 @@ extension Store {
             }
             garbage.keep(consumer.leave(store.host))
         }
-        consumer.routes.dropAll()
+        consumer.routes.withdrawAll()
         withExtendedLifetime(garbage) {}
     }
 }

@@ -1,0 +1,81 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// Consumers with options (`deliveringOn:`, `isEqual:`, derived values): guarantee 3 where a
+/// queued call is dropped or merged away.
+struct OptionsHuntTests {
+    private struct Call: Equatable, Sendable {
+        let old: Int
+        let new: Int
+    }
+
+    /// Blocks a serial queue until `release` is called; returns once the block is running.
+    private static func hold(_ queue: DispatchQueue) -> @Sendable () -> Void {
+        let started = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        queue.async {
+            started.signal()
+            gate.wait()
+        }
+        started.wait()
+        return { gate.signal() }
+    }
+
+    /// Runs after everything posted to `queue` so far.
+    private static func flush(_ queue: DispatchQueue) {
+        queue.sync {}
+    }
+
+    /// A queued call dropped by `Subscription.cancel()` leaves its member's value where the
+    /// member last heard it: subscribed again, the member hears the change it missed, with `old`
+    /// its starting value (guarantee 3, and "a consumer that comes back to a store hears what
+    /// changed while it was away").
+    @Test func aQueuedCallDroppedByCancellingTheSubscriptionIsHeardOnReturn() {
+        let queue = DispatchQueue(label: "options-hunt.cancel")
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>(deliveringOn: queue)
+        let calls = Recorder<Call>()
+        consumer.add(\.counter) { old, new in calls.append(Call(old: old, new: new)) }
+        let subscription = store.subscribe(consumer)
+        let release = Self.hold(queue)
+        store.dispatch(CounterAction.set(1))
+        subscription.cancel()  // drops the pending call 0 → 1
+        release()
+        Self.flush(queue)
+        #expect(calls.values.isEmpty)
+
+        let again = store.subscribe(consumer)
+        store.dispatch(CounterAction.set(2))
+        Self.flush(queue)
+        let values = calls.values
+        #expect(values.first?.old == 0, "the first call's old is the member's starting value: \(values)")
+        #expect(values.last?.new == 2)
+        again.cancel()
+    }
+
+    /// The same when the store goes: the consumer keeps its members and their last *heard* values,
+    /// and fed by hand it reports the change its dropped call carried.
+    @Test func aQueuedCallDroppedWhenTheStoreGoesIsHeardWhenFedByHand() {
+        let queue = DispatchQueue(label: "options-hunt.store-gone")
+        let consumer = StateConsumer<AppState>(deliveringOn: queue)
+        let calls = Recorder<Call>()
+        consumer.add(\.counter) { old, new in calls.append(Call(old: old, new: new)) }
+        let release: @Sendable () -> Void
+        do {
+            let store = makeStore()
+            store.subscribe(consumer)
+            release = Self.hold(queue)
+            store.dispatch(CounterAction.set(1))
+        }
+        release()
+        Self.flush(queue)
+        consumer.consume(newState: AppState(counter: 2))
+        Self.flush(queue)
+        Self.flush(queue)
+        let values = calls.values
+        #expect(values.first?.old == 0, "the first call's old is the member's starting value: \(values)")
+        #expect(values.last?.new == 2)
+    }
+}
