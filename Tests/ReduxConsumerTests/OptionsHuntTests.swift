@@ -78,4 +78,29 @@ struct OptionsHuntTests {
         #expect(values.first?.old == 0, "the first call's old is the member's starting value: \(values)")
         #expect(values.last?.new == 2)
     }
+
+    /// An `isEqual:` member on a queue whose merged change came back to a value `isEqual` calls
+    /// the same is not called; its next call's `old` is still the value it was last given, not
+    /// the one the dropped change ended at (README: `isEqual` compares with the last *delivered*
+    /// value; guarantee 3).
+    @Test func anIsEqualMemberWhoseMergedChangeCameBackKeepsItsLastDeliveredOld() {
+        let queue = DispatchQueue(label: "options-hunt.is-equal")
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>(deliveringOn: queue)
+        let calls = Recorder<Call>()
+        // Tens count as the same value: 0 and 5 are the same, 12 is not.
+        consumer.add(\.counter, isEqual: { $0 / 10 == $1 / 10 }) { old, new in
+            calls.append(Call(old: old, new: new))
+        }
+        store.subscribe(consumer)
+        let release = Self.hold(queue)
+        store.dispatch(CounterAction.set(12))  // posted: 0 → 12
+        store.dispatch(CounterAction.set(5))  // merged: 0 → 5, the same as 0: not called
+        release()
+        Self.flush(queue)
+        #expect(calls.values.isEmpty)
+        store.dispatch(CounterAction.set(23))
+        Self.flush(queue)
+        #expect(calls.values == [Call(old: 0, new: 23)])
+    }
 }

@@ -45,6 +45,9 @@ final class DeliveryGate: Sendable {
         /// The `old` of calls withdrawn while their members stay (the subscription ended): the
         /// value each member heard last, for its group to compare with when it comes back.
         var withdrawn: [UInt64: any Sendable] = [:]
+        /// The `old` of merged calls that came back and were not made: the member's next call
+        /// starts from it, the value it heard last (its group's cell moved on without it).
+        var carried: [UInt64: any Sendable] = [:]
 
         mutating func takeNext() -> (UInt64, any PendingCall)? {
             while head < order.count {
@@ -76,11 +79,16 @@ final class DeliveryGate: Sendable {
     /// Posts `call` for `member`, merged into its pending call if it has one.
     @usableFromInline
     func post(member: UInt64, _ call: any PendingCall) {
+        var displaced: (any Sendable)?
         let schedules = state.withLock { state -> Bool in
             guard !state.isClosed else { return false }
             if let earlier = state.pending[member] {
                 earlier.absorb(call)
             } else {
+                if let old = state.carried.removeValue(forKey: member) {
+                    // Swapped: the value replaced goes with `old`, released after the lock.
+                    displaced = call.rebase(old: old)
+                }
                 state.pending[member] = call
                 state.order.append(member)
             }
@@ -88,6 +96,7 @@ final class DeliveryGate: Sendable {
             state.isPumping = true
             return true
         }
+        withExtendedLifetime(displaced) {}
         guard schedules else { return }
         switch pump {
         case .queue(let queue):
@@ -124,6 +133,22 @@ final class DeliveryGate: Sendable {
         state.withLock { $0.withdrawn.removeValue(forKey: member) }
     }
 
+    /// The merged call `member` the pump took came back to where it started and is not made:
+    /// the member's next call starts from `old`, the value it heard last.
+    func carry(_ old: any Sendable, of member: UInt64) {
+        let displaced = state.withLock { state -> (any Sendable)? in
+            guard !state.isClosed, let current = state.current, current.member == member, !current.isDropped else {
+                return nil  // removed meanwhile
+            }
+            if let pending = state.pending[member] {
+                return pending.rebase(old: old)
+            }
+            state.carried[member] = old
+            return nil
+        }
+        withExtendedLifetime(displaced) {}
+    }
+
     /// Drops everything for good: the consumer is gone.
     func close() {
         let dropped = state.withLock { state -> [any Sendable] in
@@ -132,8 +157,9 @@ final class DeliveryGate: Sendable {
             defer {
                 state.pending.removeAll()
                 state.withdrawn.removeAll()
+                state.carried.removeAll()
             }
-            return Array(state.pending.values) + [state.withdrawn]
+            return Array(state.pending.values) + [state.withdrawn, state.carried]
         }
         // Released outside the lock: a callback's captures may run code in their deinit.
         withExtendedLifetime(dropped) {}
@@ -189,6 +215,8 @@ final class DeliveryGate: Sendable {
                     if keepsOld, state.withdrawn[current.member] == nil {
                         state.withdrawn[current.member] = current.call.oldValue
                     }
+                } else if !keepsOld {
+                    state.current?.isDropped = true  // running: it carries nothing for a removed member
                 }
             }
             var dropped: [any Sendable] = []
@@ -203,6 +231,9 @@ final class DeliveryGate: Sendable {
                 // Removed members come back no more: what they kept goes, after the lock.
                 for member in state.withdrawn.keys.filter(matches) {
                     if let value = state.withdrawn.removeValue(forKey: member) { dropped.append(value) }
+                }
+                for member in state.carried.keys.filter(matches) {
+                    if let value = state.carried.removeValue(forKey: member) { dropped.append(value) }
                 }
             }
             return dropped
@@ -266,15 +297,19 @@ protocol PendingCall: AnyObject, Sendable {
     func absorb(_ newer: any PendingCall)
     /// The `old` the call will be made with.
     var oldValue: any Sendable { get }
+    /// Makes the call start from `old` instead, the value its member heard last, and compare it
+    /// with its `new` as a merged change does; returns the value replaced, to release after the
+    /// gate's lock.
+    func rebase(old: any Sendable) -> any Sendable
 }
 
 /// A member's pending change: its callback, the `old` it will get, and the latest `new`.
 @usableFromInline
 final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unchecked Sendable {
-    // @unchecked: `new` and `state` are only touched under the gate's lock (`absorb`) or by the
-    // one pump that took the call out of the gate (`run`), never both.
+    // @unchecked: `old`, `new` and `state` are only touched under the gate's lock (`absorb`,
+    // `rebase`) or by the one pump that took the call out of the gate (`run`), never both.
     let callback: ConsumerCallback<State, Value>
-    let old: Value
+    var old: Value
     var new: Value
     var state: State?
     /// How the member compares values, `nil` for a member that fires for every state or for an
@@ -308,7 +343,7 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
 
     @usableFromInline
     func run(gate: DeliveryGate, member: UInt64) {
-        guard !cameBack else { return }
+        guard !cameBack else { return gate.carry(old, of: member) }
         let context = ThreadContext.current
         let outer = context.generation
         context.generation = generation
@@ -325,7 +360,7 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
             gate.end(member)
             return
         }
-        guard !cameBack else { return }
+        guard !cameBack else { return gate.carry(old, of: member) }
         await call(old, new, state, gate, member)
     }
 
@@ -341,4 +376,12 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
 
     @usableFromInline
     var oldValue: any Sendable { old }
+
+    @usableFromInline
+    func rebase(old: any Sendable) -> any Sendable {
+        guard var old = old as? Value else { return old }
+        swap(&self.old, &old)
+        isMerged = true
+        return old
+    }
 }
