@@ -154,6 +154,11 @@ struct DerivedModelHuntTests {
         var isMerged: Bool
     }
 
+    enum HookStep {
+        case add(consumer: Int, id: Int, derived: Int, kind: Kind)
+        case remove(consumer: Int, id: Int)
+    }
+
     struct ConsumerModel {
         let isQueued: Bool
         var isSubscribed = false
@@ -173,6 +178,8 @@ struct DerivedModelHuntTests {
         var inPlaceLog: [Call] = []
         /// Consumers in the order the store calls them.
         var subscribed: [Int] = []
+        /// Adds and removals made by a subscriber called first in the next action's pass.
+        var hook: [HookStep] = []
 
         init(queued: [Bool]) {
             consumers = queued.map { ConsumerModel(isQueued: $0) }
@@ -223,10 +230,10 @@ struct DerivedModelHuntTests {
 
         /// A state reaches `consumer`: its members compare (in the order added), then those waiting
         /// for a first state start from it.
-        mutating func feed(_ consumer: Int) {
+        mutating func feed(_ consumer: Int, skipping added: Set<Int> = []) {
             for index in consumers[consumer].members.indices {
                 var member = consumers[consumer].members[index]
-                guard let seen = member.seen else { continue }
+                guard let seen = member.seen, !added.contains(member.id) else { continue }
                 let value = DerivedModelHuntTests.value(member.derived, state)
                 let fires = member.kind.isPulse || !member.kind.same(seen, value)
                 if fires {
@@ -253,8 +260,35 @@ struct DerivedModelHuntTests {
             case .b(let value): state.b = value
             case .c(let value): state.c = value
             }
+            // Members added inside the pass start with its state; their `.instantly` calls come at
+            // its end, in the order they were added.
+            var instant: [(consumer: Int, id: Int, value: Int, kind: Kind)] = []
+            for step in hook {
+                switch step {
+                case .add(let consumer, let id, let derived, let kind):
+                    var member = MemberModel(id: id, derived: derived, kind: kind)
+                    if consumers[consumer].isSubscribed {
+                        let value = DerivedModelHuntTests.value(derived, state)
+                        member.seen = value
+                        if kind.isInstant { instant.append((consumer, id, value, kind)) }
+                    }
+                    consumers[consumer].members.append(member)
+                case .remove(let consumer, let id):
+                    remove(consumer, member: id)
+                    instant.removeAll { $0.id == id }
+                }
+            }
+            let added = Set(
+                hook.compactMap { step -> Int? in
+                    if case .add(_, let id, _, _) = step { return id }
+                    return nil
+                })
+            hook.removeAll()
             for consumer in subscribed {
-                feed(consumer)
+                feed(consumer, skipping: added)
+            }
+            for call in instant where consumers[call.consumer].members.contains(where: { $0.id == call.id }) {
+                self.call(call.consumer, call.id, old: call.value, new: call.value, instant: true, kind: call.kind)
             }
         }
 
@@ -342,8 +376,38 @@ struct DerivedModelHuntTests {
         let consumers = (0..<3).map { StateConsumer<ModelState>(deliveringOn: queued[$0] ? queues[$0] : nil) }
         var model = Model(queued: queued)
         var subscriptions: [Int: Subscription] = [:]
-        var tokens: [(consumer: Int, member: Int, token: ConsumerToken)] = []
-        var owners: [Int: Owner] = [:]
+        let tokens = Slot<[(consumer: Int, member: Int, token: ConsumerToken)]>([])
+        let owners = Slot<[Int: Owner]>([:])
+        // Called first in every pass: runs the adds and removals the program made for it.
+        let hook = Slot<[@Sendable () -> Void]>([])
+        let hookSubscription = store.subscribe { _, _ in
+            let steps = hook.value
+            hook.value = []
+            for step in steps { step() }
+        }
+        let add: @Sendable (Int, Int, Kind, Int) -> Void = { consumer, index, kind, member in
+            let log = logs[consumer]
+            let isQueued = queued[consumer]
+            let record: @Sendable (Int, Int) -> Void = { old, new in
+                let call = Call(consumer: consumer, member: member, old: old, new: new)
+                log.append(call)
+                if !isQueued { inPlace.append(call) }
+            }
+            let token: ConsumerToken
+            switch kind {
+            case .isEqual, .isEqualInstantly, .pulseIsEqual:
+                token = consumers[consumer].add(derived[index], isEqual: Self.sameClass, options: kind.options, record)
+            case .owner, .ownerInstantly:
+                let owner = Owner()
+                owners.value[member] = owner
+                token = consumers[consumer].add(derived[index], owner: owner, options: kind.options) {
+                    _, old, new in record(old, new)
+                }
+            default:
+                token = consumers[consumer].add(derived[index], options: kind.options, record)
+            }
+            tokens.value.append((consumer, member, token))
+        }
         var release: (() -> Void)?
         var nextMember = 0
         var trace: [String] = []
@@ -375,40 +439,32 @@ struct DerivedModelHuntTests {
                 let kind = Kind.allCases.randomElement(using: &random)!
                 nextMember += 1
                 let member = nextMember
-                trace.append("c\(consumer).add(d\(index), \(kind)) → m\(member)")
-                let log = logs[consumer]
-                let isQueued = queued[consumer]
-                let record: @Sendable (Int, Int) -> Void = { old, new in
-                    let call = Call(consumer: consumer, member: member, old: old, new: new)
-                    log.append(call)
-                    if !isQueued { inPlace.append(call) }
+                if Bool.random(using: &random) {
+                    trace.append("c\(consumer).add(d\(index), \(kind)) → m\(member)")
+                    add(consumer, index, kind, member)
+                    model.add(consumer, id: member, derived: index, kind: kind)
+                } else {
+                    trace.append("in the next pass: c\(consumer).add(d\(index), \(kind)) → m\(member)")
+                    hook.value.append { add(consumer, index, kind, member) }
+                    model.hook.append(.add(consumer: consumer, id: member, derived: index, kind: kind))
                 }
-                let token: ConsumerToken
-                switch kind {
-                case .isEqual, .isEqualInstantly, .pulseIsEqual:
-                    token = consumers[consumer].add(
-                        derived[index], isEqual: Self.sameClass, options: kind.options, record)
-                case .owner, .ownerInstantly:
-                    let owner = Owner()
-                    owners[member] = owner
-                    token = consumers[consumer].add(derived[index], owner: owner, options: kind.options) {
-                        _, old, new in record(old, new)
-                    }
-                default:
-                    token = consumers[consumer].add(derived[index], options: kind.options, record)
-                }
-                tokens.append((consumer, member, token))
-                model.add(consumer, id: member, derived: index, kind: kind)
             case 60..<70:
-                guard !tokens.isEmpty else { continue }
-                let (consumer, member, token) = tokens.remove(at: Int.random(in: 0..<tokens.count, using: &random))
-                trace.append("m\(member).cancel()")
-                token.cancel()
-                model.remove(consumer, member: member)
+                guard !tokens.value.isEmpty else { continue }
+                let (consumer, member, token) = tokens.value.remove(
+                    at: Int.random(in: 0..<tokens.value.count, using: &random))
+                if Bool.random(using: &random) {
+                    trace.append("m\(member).cancel()")
+                    token.cancel()
+                    model.remove(consumer, member: member)
+                } else {
+                    trace.append("in the next pass: m\(member).cancel()")
+                    hook.value.append { token.cancel() }
+                    model.hook.append(.remove(consumer: consumer, id: member))
+                }
             case 70..<75:
-                guard let member = owners.keys.sorted().randomElement(using: &random) else { continue }
+                guard let member = owners.value.keys.sorted().randomElement(using: &random) else { continue }
                 trace.append("release owner of m\(member)")
-                owners.removeValue(forKey: member)
+                owners.value.removeValue(forKey: member)
                 for consumer in 0..<3 {
                     for index in model.consumers[consumer].members.indices
                     where model.consumers[consumer].members[index].id == member {
@@ -451,7 +507,7 @@ struct DerivedModelHuntTests {
                 for member in model.consumers[consumer].members.map(\.id) {
                     model.remove(consumer, member: member)
                 }
-                tokens.removeAll { $0.consumer == consumer }
+                tokens.value.removeAll { $0.consumer == consumer }
             }
             model.drain(2)
             flush()
@@ -488,6 +544,7 @@ struct DerivedModelHuntTests {
             }
         }
         keeperSubscription.cancel()
+        hookSubscription.cancel()
         for subscription in subscriptions.values { subscription.cancel() }
         return !failed
     }
