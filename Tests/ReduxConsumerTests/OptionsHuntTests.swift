@@ -103,4 +103,28 @@ struct OptionsHuntTests {
         Self.flush(queue)
         #expect(calls.values == [Call(old: 0, new: 23)])
     }
+
+    /// The same for a member on an actor: its call, posted and not begun when the subscription
+    /// ends (the actor is busy), is dropped, and the member hears the change when it comes back.
+    @Test func anIsolatedCallDroppedByCancellingTheSubscriptionIsHeardOnReturn() async {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let calls = Recorder<Call>()
+        let reached = Signal()
+        consumer.add(\.counter, on: TestActor.shared) { @TestActor old, new in
+            calls.append(Call(old: old, new: new))
+            if new == 2 { reached.fire() }
+        }
+        let subscription = store.subscribe(consumer)
+        // On the actor: the call posted for 0 → 1 cannot begin before the cancellation drops it.
+        await TestActor.shared.run {
+            store.dispatch(CounterAction.set(1))
+            subscription.cancel()
+        }
+        let again = store.subscribe(consumer)
+        store.dispatch(CounterAction.set(2))
+        guard await finishesWithoutDeadlock({ await reached.wait() }) else { return }
+        #expect(calls.values == [Call(old: 0, new: 2)])
+        again.cancel()
+    }
 }
