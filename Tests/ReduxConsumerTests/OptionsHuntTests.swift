@@ -127,4 +127,46 @@ struct OptionsHuntTests {
         #expect(calls.values == [Call(old: 0, new: 2)])
         again.cancel()
     }
+
+    /// `removeAll()` removes the members added before it, and only those (guarantee 1): a member
+    /// on an actor added while the removal waits for a callback running on another thread keeps
+    /// its `.instantly` call, even when the removal drops its consumer's pending calls after the
+    /// call was posted.
+    @Test func aMemberAddedWhileRemoveAllWaitsKeepsItsPendingInstantCall() async {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let calls = Recorder<Call>()
+        let reached = Signal()
+        consumer.add(\.counter) { new in
+            guard new == 1 else { return }
+            entered.signal()
+            proceed.wait()
+            // Added after `removeAll()` decided: it survives, and starts from this pass's state.
+            consumer.add(\.counter, options: .instantly, on: TestActor.shared) { @TestActor old, new in
+                calls.append(Call(old: old, new: new))
+                reached.fire()
+            }
+        }
+        let subscription = store.subscribe(consumer)
+        // A dropped call never comes: then the wait ends with a timeout (reported as a deadlock).
+        let finished = await finishesWithoutDeadlock(within: 10) {
+            // The actor is busy meanwhile: every call posted to it waits.
+            await TestActor.shared.run {
+                let dispatching = spawn { store.dispatch(CounterAction.set(1)) }
+                entered.wait()
+                let removing = spawn { consumer.removeAll() }
+                spin { consumer.count == 0 }  // removeAll decided, and waits for the callback
+                proceed.signal()
+                dispatching.wait()
+                removing.wait()
+            }
+            await reached.wait()
+        }
+        guard finished else { return }
+        #expect(calls.values == [Call(old: 1, new: 1)])
+        subscription.cancel()
+        consumer.removeAll()
+    }
 }

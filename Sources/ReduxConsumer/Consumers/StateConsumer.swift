@@ -116,12 +116,16 @@ public final class StateConsumer<State: Sendable>: Sendable {
 
     /// Removes every member, with the guarantees of ``remove(_:)``.
     public func removeAll() {
+        var last: UInt64 = 0
         removeMembers { control in
             control.live.clear()
             control.owners.removeAll()
-            return .everyMember(through: control.lastMemberID)
+            last = control.lastMemberID
+            return .everyMember(through: last)
         }
-        routes.dropAll()
+        // Only the members removed: one added since (from another thread, or by a callback this
+        // removal waited for) may have a call pending already.
+        routes.drop(through: last)
     }
 
     /// Removes one member by identifier.

@@ -112,12 +112,13 @@ final class DeliveryGate: Sendable {
         drop(keepingOld: false) { $0 == member }
     }
 
-    /// Drops every pending call and waits for a call in progress, as ``drop(_:)`` does.
-    func dropAll() {
-        drop(keepingOld: false) { _ in true }
+    /// Drops the pending calls of the members up to `last` (identifiers grow as members are added)
+    /// and waits for a call of theirs in progress, as ``drop(_:)`` does.
+    func drop(through last: UInt64) {
+        drop(keepingOld: false) { $0 <= last }
     }
 
-    /// Drops every pending call as ``dropAll()`` does, for members that stay: each keeps the
+    /// Drops every pending call as ``drop(through:)`` does, for members that stay: each keeps the
     /// `old` of its earliest call not made, the value it heard last (see ``takeWithdrawn(_:)``).
     func withdrawAll() {
         drop(keepingOld: true) { _ in true }

@@ -28,10 +28,10 @@ final class DeliveryRoutes: Sendable {
         actorGate.withLock { $0 }?.drop(member)
     }
 
-    /// Drops every pending call (see ``DeliveryGate/dropAll()``).
-    func dropAll() {
-        queue?.dropAll()
-        actorGate.withLock { $0 }?.dropAll()
+    /// Drops the pending calls of the members up to `last` (see ``DeliveryGate/drop(through:)``).
+    func drop(through last: UInt64) {
+        queue?.drop(through: last)
+        actorGate.withLock { $0 }?.drop(through: last)
     }
 
     /// Drops every pending call of members that stay (see ``DeliveryGate/withdrawAll()``).
