@@ -311,6 +311,7 @@ struct DerivedModelHuntTests {
             consumers[consumer].pending.removeValue(forKey: member)
             consumers[consumer].carried.removeValue(forKey: member)
             consumers[consumer].withdrawn.removeValue(forKey: member)
+            consumers[consumer].order.removeAll { $0 == member }
         }
 
         mutating func subscribe(_ consumer: Int) {
@@ -335,6 +336,7 @@ struct DerivedModelHuntTests {
                 model.withdrawn[member] = pending.old
             }
             model.pending.removeAll()
+            model.order.removeAll()
             consumers[consumer] = model
         }
     }

@@ -169,4 +169,27 @@ struct OptionsHuntTests {
         subscription.cancel()
         consumer.removeAll()
     }
+
+    /// A consumer on a held queue, whose pending calls were dropped as its subscription ended,
+    /// comes back: the calls of its catch-up are made in the order its members were added, not in
+    /// the order of the calls dropped (guarantee 2).
+    @Test func aQueuedConsumerThatComesBackIsCalledInMemberOrder() {
+        let queue = DispatchQueue(label: "options-hunt.order")
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>(deliveringOn: queue)
+        let calls = Recorder<String>()
+        consumer.add(\.counter) { old, new in calls.append("counter \(old) → \(new)") }
+        consumer.add(\.name) { old, new in calls.append("name \(old ?? "nil") → \(new ?? "nil")") }
+        let subscription = store.subscribe(consumer)
+        let release = Self.hold(queue)
+        // Posted in the opposite order: the name first.
+        store.dispatch(CounterAction.rename("x"))
+        store.dispatch(CounterAction.set(1))
+        subscription.cancel()
+        let again = store.subscribe(consumer)
+        release()
+        Self.flush(queue)
+        #expect(calls.values == ["counter 0 → 1", "name nil → x"])
+        again.cancel()
+    }
 }

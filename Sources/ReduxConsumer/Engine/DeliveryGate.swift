@@ -31,8 +31,8 @@ final class DeliveryGate: Sendable {
     private struct State {
         /// Pending calls by member.
         var pending: [UInt64: any PendingCall] = [:]
-        /// Members with a pending call, in the order their calls were first posted; may hold
-        /// members whose call was dropped since (skipped when reached).
+        /// Members with a pending call, from `head` on, in the order their calls were first
+        /// posted (a drop takes out the places of the calls it dropped).
         var order: [UInt64] = []
         var head = 0
         /// Whether a pump is scheduled or running.
@@ -227,6 +227,12 @@ final class DeliveryGate: Sendable {
                     state.withdrawn[member] = call.oldValue
                 }
                 dropped.append(call)
+            }
+            if !dropped.isEmpty {
+                // Their places go too: a member posted again (one that stays) takes its place
+                // behind the calls pending now, not at the place of the call dropped.
+                state.order = state.order[state.head...].filter { state.pending[$0] != nil }
+                state.head = 0
             }
             if !keepsOld {
                 // Removed members come back no more: what they kept goes, after the lock.
