@@ -151,7 +151,8 @@ struct OptionsHuntTests {
         }
         let subscription = store.subscribe(consumer)
         // A dropped call never comes: then the wait ends with a timeout (reported as a deadlock).
-        let finished = await finishesWithoutDeadlock(within: 10) {
+        // Generous: the whole suite blocks pool threads in parallel, slowly under sanitizers.
+        let finished = await finishesWithoutDeadlock(within: 60) {
             // The actor is busy meanwhile: every call posted to it waits.
             await TestActor.shared.run {
                 let dispatching = spawn { store.dispatch(CounterAction.set(1)) }

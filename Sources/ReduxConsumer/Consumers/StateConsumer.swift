@@ -135,8 +135,11 @@ public final class StateConsumer<State: Sendable>: Sendable {
                 control.owners.removeValue(forKey: id)
             }
             // An add that has not run yet finds its member gone when it runs, and admits nothing;
-            // the registration is asked all the same (it finds nothing then).
-            return control.live.remove(id) != nil ? .member(id) : nil
+            // the registration is asked all the same (it finds nothing then). A member gone
+            // already is asked for too: another remover may still be waiting for its call in
+            // progress on another thread, and this one must not return before that call ends.
+            control.live.remove(id)
+            return .member(id)
         }
         routes.drop(id)
     }
