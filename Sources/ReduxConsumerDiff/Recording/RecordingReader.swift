@@ -168,7 +168,7 @@ public final class RecordingReader<State: Sendable> {
         header = try parser.readHeader()
         self.hash = try Self.verifyingHash(for: header, given: hash, source: source)
         guard let state = try parser.readInitialState() as? State ?? initialState else {
-            throw ReplayError(.noInitialState, line: 2, source: source)
+            throw parser.failureBeforeFirstAction() ?? ReplayError(.noInitialState, line: 2, source: source)
         }
         self.initialState = state
         self.parser = parser

@@ -86,6 +86,13 @@ final class RecordingParser {
         return nil
     }
 
+    /// The error of a recorder that stopped before its first action, when the line after the
+    /// header is its `end` line: why the recording has no initial state.
+    func failureBeforeFirstAction() -> ReplayError? {
+        guard let lookaheadLine, case .end(_, let failure?) = classifiedLookahead else { return nil }
+        return error(.recorderFailed(reason: failure), line: lookaheadLine.number)
+    }
+
     /// Reads the next action; see ``RecordingReader/next()``.
     func next() throws(ReplayError) -> ParsedStep? {
         do {
