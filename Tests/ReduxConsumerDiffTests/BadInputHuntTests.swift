@@ -44,4 +44,36 @@ struct BadInputHuntTests {
         #expect(error?.line == 2)
         #expect(error?.message.contains("nan") == true, "\(error?.message ?? "")")
     }
+
+    // MARK: - Where a replay stopped
+
+    /// A replay that stops at a skipped action has applied the actions before it, not that one:
+    /// `lastIndex` says so, as it does after any other bad line (an unknown action type there
+    /// leaves it at the action before), so "stopped after N actions" counts what was applied.
+    @Test func aReplayStoppedAtASkippedActionCountsOnlyTheActionsItApplied() throws {
+        let text = try recordCounterSession(
+            [CounterAction.increment, CounterAction.increment, UnregisteredAction(), CounterAction.increment],
+            unregisteredActions: .skip
+        )
+        let reader = try counterReader(text)
+        let dispatched = Recorder<Int>()
+        let counting: Middleware<AppState> = { _, _ in
+            { next in
+                { action in
+                    dispatched.append(1)
+                    next(action)
+                }
+            }
+        }
+        let store = Store(initialState: reader.initialState, reducer: appReducer, middleware: [counting])
+        let error = #expect(throws: ReplayError.self) { try reader.replay(into: store) }
+        #expect(error?.code == "skipped-action")
+        #expect(error?.line == 5)
+        #expect(dispatched.count == 2)
+        #expect(store.state.counter == 2)
+        #expect(reader.lastIndex == 2, "actions applied: 2, but lastIndex says \(reader.lastIndex)")
+        // Asking again throws the same error and moves nothing.
+        #expect(throws: ReplayError.self) { try reader.next() }
+        #expect(reader.lastIndex == 2)
+    }
 }

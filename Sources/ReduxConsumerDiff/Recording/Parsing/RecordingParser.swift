@@ -124,11 +124,12 @@ final class RecordingParser {
             let lineNumber = lines.lineNumber
             switch line {
             case .action(let index, let content, let hash):
-                lastIndex = index
-                hasSnapshot = false
+                // Before `lastIndex` moves: a replay that stops here applied the actions before it.
                 if case .skipped(let actionType) = content, stopsAtSkippedActions {
                     throw error(.skippedAction(index: index, actionType: actionType), line: lineNumber)
                 }
+                lastIndex = index
+                hasSnapshot = false
                 return ParsedStep(
                     index: index,
                     line: lineNumber,
