@@ -76,4 +76,21 @@ struct BadInputHuntTests {
         #expect(throws: ReplayError.self) { try reader.next() }
         #expect(reader.lastIndex == 2)
     }
+
+    // MARK: - Lines that are not JSON
+
+    /// An index with a leading zero is not JSON: the line is refused as it is in any other layout,
+    /// whether or not it is laid out as the recorder writes its lines.
+    @Test(arguments: [#"{"index":01,"#, #"{"index":001,"#, #"{"index": 01,"#, #"{"index":0,"#, #"{"index":"#])
+    func anIndexWithALeadingZeroIsNotJSON(prefix: String) throws {
+        let text = try recordCounterSession([CounterAction.increment, CounterAction.increment])
+        let bad = text.replacingOccurrences(of: #"{"index":1,"#, with: prefix)
+        let reader = try counterReader(bad)
+        let store = Store(initialState: reader.initialState, reducer: appReducer)
+        let error = #expect(throws: ReplayError.self) { try reader.replay(into: store) }
+        let expected = prefix.hasSuffix(":0,") ? "corrupted-line" : "not-json"
+        #expect(error?.code == expected, "\(error?.description ?? "")")
+        #expect(error?.line == 3)
+        #expect(store.state == AppState())
+    }
 }

@@ -46,7 +46,10 @@ enum ActionLineScanner {
                 index = index * 10 + Int(bytes[position] - UInt8(ascii: "0"))
                 position += 1
             }
-            guard position > digitsStart, match(typePrefix, in: bytes, at: &position) else { return nil }
+            // A leading zero is not JSON: the general path refuses it with its column.
+            guard position == digitsStart + 1 || (position > digitsStart && bytes[digitsStart] != UInt8(ascii: "0")),
+                match(typePrefix, in: bytes, at: &position)
+            else { return nil }
             let nameStart = position
             while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
                 position += 1
