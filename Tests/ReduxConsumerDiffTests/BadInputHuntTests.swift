@@ -93,4 +93,26 @@ struct BadInputHuntTests {
         #expect(error?.line == 3)
         #expect(store.state == AppState())
     }
+
+    /// A type name with a byte that is not UTF-8, or a raw control character, is not JSON: the
+    /// error says so with its column, not "unknown action type" with a replacement character,
+    /// whether or not the line is laid out as the recorder writes it.
+    @Test(arguments: [[UInt8(0xFF)], [0x09], [0xC3]], [false, true])
+    func aTypeNameThatIsNotAJSONStringIsNotJSON(badBytes: [UInt8], isRespaced: Bool) throws {
+        let text = try recordCounterSession([CounterAction.increment, CounterAction.increment])
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { Array($0.utf8) }
+        let name = try #require(lines[3].firstRange(of: Array("counter".utf8)))
+        lines[3].replaceSubrange(name.lowerBound + 2..<name.lowerBound + 3, with: badBytes)
+        if isRespaced {
+            lines[3].insert(UInt8(ascii: " "), at: 1)
+        }
+        let reader = try RecordingReader<AppState>(
+            bytes: Array(lines.joined(separator: [0x0A])) + [0x0A], codecs: counterCodecs)
+        let store = Store(initialState: reader.initialState, reducer: appReducer)
+        let error = #expect(throws: ReplayError.self) { try reader.replay(into: store) }
+        #expect(error?.code == "not-json", "\(error?.description ?? "")")
+        #expect(error?.message.contains("\u{FFFD}") == false, "\(error?.description ?? "")")
+        #expect(error?.line == 4)
+        #expect(store.state.counter == 1)
+    }
 }

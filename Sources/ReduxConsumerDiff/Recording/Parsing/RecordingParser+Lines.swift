@@ -189,7 +189,8 @@ extension RecordingParser {
         guard let suffix = ActionLineScanner.scanSuffix(document.bytes, from: payloadEnd) else { return nil }
         let line = lines.lineNumber
         guard prefix.index == lastIndex + 1 else { return nil }
-        let codec = try codec(named: prefix.name, line: line)
+        // No codec by that name: the general path names it, or finds that it is no JSON string.
+        guard let codec = codec(named: prefix.name) else { return nil }
         let action = try decode(0, with: codec, line: line)
         decodedPayloads.keep(action, decodedBy: codec, from: document.bytes, in: prefix.payloadStart..<payloadEnd)
         return .action(index: prefix.index, content: .action(action), hash: suffix.hash)
@@ -219,9 +220,9 @@ extension RecordingParser {
         return .action(index: prefix.index, content: .action(action), hash: suffix.hash)
     }
 
-    /// The codec registered under the name at `range` of the line; the last one found is checked
-    /// first, without making a string.
-    func codec(named range: Range<Int>, line: Int) throws(ReplayError) -> ActionCodecs.Codec {
+    /// The codec registered under the name at `range` of the line, or `nil`; the last one found
+    /// is checked first, without making a string.
+    func codec(named range: Range<Int>) -> ActionCodecs.Codec? {
         if let lastCodec, lastCodec.nameBytes.count == range.count,
             lastCodec.nameBytes.withUnsafeBufferPointer({ name in
                 document.bytes.withUnsafeBufferPointer { line in
@@ -232,9 +233,7 @@ extension RecordingParser {
             return lastCodec
         }
         let name = String(decoding: document.bytes[range], as: UTF8.self)
-        guard let codec = codecs.codec(named: name) else {
-            throw error(.unknownActionType(name), line: line)
-        }
+        guard let codec = codecs.codec(named: name) else { return nil }
         lastCodec = codec
         return codec
     }
