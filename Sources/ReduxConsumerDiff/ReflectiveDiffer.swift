@@ -203,18 +203,28 @@ struct ReflectiveDiffer {
     ) -> [Pending] {
         let oldByKey = Dictionary(old.map { (hashable($0.key), $0) }, uniquingKeysWith: { first, _ in first })
         let newByKey = Dictionary(new.map { (hashable($0.key), $0) }, uniquingKeysWith: { first, _ in first })
-        var differing: [(rendering: String, old: Any?, new: Any?)] = []
+        var differing: [(rendering: String, key: Any, old: Any?, new: Any?)] = []
         for (key, oldEntry) in oldByKey {
             let newValue = newByKey[key]?.value
             if let newValue, equality(oldEntry.value, newValue) == true {
                 continue
             }
-            differing.append((dumper.string(describing: oldEntry.key), oldEntry.value, newValue))
+            differing.append((dumper.string(describing: oldEntry.key), oldEntry.key, oldEntry.value, newValue))
         }
         for (key, newEntry) in newByKey where oldByKey[key] == nil {
-            differing.append((dumper.string(describing: newEntry.key), nil, newEntry.value))
+            differing.append((dumper.string(describing: newEntry.key), newEntry.key, nil, newEntry.value))
         }
-        return differing.sorted { $0.rendering < $1.rendering }.map { entry in
+        // Keys whose renderings are cut alike (long or deep ones) are ordered by their whole
+        // description, then by their values, rather than by the dictionary's hashing order.
+        let tieBreak = { (entry: (rendering: String, key: Any, old: Any?, new: Any?)) in
+            [
+                String(reflecting: entry.key), entry.old.map { String(reflecting: $0) } ?? "",
+                entry.new.map { String(reflecting: $0) } ?? "",
+            ]
+        }
+        return differing.sorted {
+            $0.rendering != $1.rendering ? $0.rendering < $1.rendering : tieBreak($0).lexicographicallyPrecedes(tieBreak($1))
+        }.map { entry in
             let path = child(of: path, .key(entry.rendering))
             switch (entry.old, entry.new) {
             case (let old?, let new?):
