@@ -115,4 +115,30 @@ struct BadInputHuntTests {
         #expect(error?.line == 4)
         #expect(store.state.counter == 1)
     }
+
+    // MARK: - Hash names
+
+    /// A hash whose name needs escaping in JSON (a quote, a backslash) is still the recording's
+    /// hash: a replay verifies with it, finds a divergence, and refuses a hash of another name.
+    @Test(arguments: [#"rev "2""#, #"rev\2"#, "rev\t2"])
+    func aHashNameThatNeedsEscapingIsStillVerified(name: String) throws {
+        let hash = StateHash<AppState>(name: name) { state in UInt64(bitPattern: Int64(state.counter)) }
+        let text = try recordCounterSession([CounterAction.increment, CounterAction.increment], hash: hash)
+        let reader = try RecordingReader<AppState>(bytes: Array(text.utf8), codecs: counterCodecs, hash: hash)
+        #expect(reader.header.hashName == name)
+        // A reducer that counts by two: the replay diverges at the first action.
+        let doubling = Reducer<AppState> { (state, action: CounterAction) in
+            if action == .increment { state.counter += 2 }
+        }
+        let store = Store(initialState: reader.initialState, reducer: doubling)
+        let error = #expect(throws: ReplayError.self) { try reader.replay(into: store) }
+        #expect(error?.code == "diverged")
+        #expect(error?.line == 3)
+
+        let other = StateHash<AppState>(name: "other") { _ in 0 }
+        let mismatch = #expect(throws: ReplayError.self) {
+            try RecordingReader<AppState>(bytes: Array(text.utf8), codecs: counterCodecs, hash: other)
+        }
+        #expect(mismatch?.code == "hash-function-mismatch")
+    }
 }

@@ -22,9 +22,13 @@ extension RecordingParser {
         } catch {
             throw notARecording("its first line is not JSON")
         }
+        // A string may come escaped (a hash name with a quote in it is written so): read either kind.
+        func isString(_ node: Int) -> Bool {
+            document.nodes[node].kind == .string || document.nodes[node].kind == .escapedString
+        }
         guard document.nodes[0].kind == .object,
             let marker = document.member(of: 0, named: "recording"),
-            document.nodes[marker].kind == .string,
+            isString(marker),
             document.string(at: marker) == RecordingFormat.marker
         else {
             throw notARecording(
@@ -34,7 +38,7 @@ extension RecordingParser {
             throw ReplayError(.truncated(reason: "the recording ends in its header line"), line: 1, source: source)
         }
         func text(_ name: String) -> String? {
-            guard let node = document.member(of: 0, named: name), document.nodes[node].kind == .string else {
+            guard let node = document.member(of: 0, named: name), isString(node) else {
                 return nil
             }
             return document.string(at: node)
