@@ -42,4 +42,103 @@ struct StateDiffHuntTests {
         let fromLarge = StateDiff(from: Set<[String]>(), to: large)
         #expect(fromSmall == fromLarge)
     }
+
+    // MARK: - Seeded fuzz: the diff depends on the values only
+
+    private struct Item: Hashable {
+        var name: String
+        var tags: Set<String>
+        var score: Double
+    }
+
+    private struct Catalog {
+        var items: [String: Item]
+        var index: [Int: [String]]
+        var flags: Set<String>
+        var pinned: Item??
+    }
+
+    private static let fuzzSeed: UInt64 = 0x5D1F_F0DE_2026_1126
+
+    /// Random catalogs, each built twice with the same contents in another insertion order and
+    /// capacity (so another hashing order), diffed against a random edit of themselves: the two
+    /// diffs must be equal. Keys and members are sometimes longer than a rendering, so several
+    /// render alike.
+    @Test func equalValuesBuiltDifferentlyGiveEqualDiffs() {
+        var random = SplitMix64(seed: Self.fuzzSeed)
+        let stem = String(repeating: "s", count: 2_050)
+        func word(_ random: inout SplitMix64) -> String {
+            let number = random.next() % 12
+            return random.next() % 3 == 0 ? stem + "\(number)" : "w\(number)"
+        }
+        func item(_ random: inout SplitMix64) -> Item {
+            Item(
+                name: word(&random),
+                tags: Set((0..<(random.next() % 4)).map { _ in word(&random) }),
+                score: random.next() % 5 == 0 ? .nan : Double(random.next() % 100)
+            )
+        }
+        func entries(_ random: inout SplitMix64) -> [(String, Item)] {
+            (0..<(random.next() % 10)).map { _ in (word(&random), item(&random)) }
+        }
+        func catalog(_ items: [(String, Item)], _ index: [(Int, [String])], _ flags: [String], _ pinned: Item??, capacity: Int)
+            -> Catalog
+        {
+            var byName = [String: Item](minimumCapacity: capacity)
+            for (key, value) in items { byName[key] = value }
+            var byNumber = [Int: [String]](minimumCapacity: capacity)
+            for (key, value) in index { byNumber[key] = value }
+            var flagSet = Set<String>(minimumCapacity: capacity)
+            for flag in flags { flagSet.insert(flag) }
+            return Catalog(items: byName, index: byNumber, flags: flagSet, pinned: pinned)
+        }
+        for round in 0..<100 {
+            var parts: [(items: [(String, Item)], index: [(Int, [String])], flags: [String], pinned: Item??)] = []
+            for _ in 0..<2 {
+                let items = entries(&random)
+                let index = (0..<(random.next() % 6)).map { _ in
+                    (Int(random.next() % 8), (0..<(random.next() % 3)).map { _ in word(&random) })
+                }
+                let flags = (0..<(random.next() % 6)).map { _ in word(&random) }
+                let pinned: Item?? =
+                    switch random.next() % 3 {
+                    case 0: .none
+                    case 1: .some(.none)
+                    default: .some(item(&random))
+                    }
+                parts.append((items, index, flags, pinned))
+            }
+            // The edited version keeps some of the old entries, so that entries change as well.
+            parts[1].items += parts[0].items.filter { _ in random.next() % 2 == 0 }
+            let (old, new) = (parts[0], parts[1])
+            // Later duplicates win: reversing the order keeps the same contents only if the first
+            // build applies them in reverse too, so dedupe first.
+            func unique<Value>(_ pairs: [(String, Value)]) -> [(String, Value)] {
+                var seen = Set<String>()
+                return pairs.reversed().filter { seen.insert($0.0).inserted }
+            }
+            func uniqueNumbers(_ pairs: [(Int, [String])]) -> [(Int, [String])] {
+                var seen = Set<Int>()
+                return pairs.reversed().filter { seen.insert($0.0).inserted }
+            }
+            let diffs = [(0, false), (256, true)].map { capacity, reverses in
+                func order<T>(_ values: [T]) -> [T] { reverses ? values.reversed() : values }
+                let before = catalog(
+                    order(unique(old.items)), order(uniqueNumbers(old.index)), order(old.flags), old.pinned,
+                    capacity: capacity)
+                let after = catalog(
+                    order(unique(new.items)), order(uniqueNumbers(new.index)), order(new.flags), new.pinned,
+                    capacity: capacity)
+                return StateDiff(from: before, to: after)
+            }
+            #expect(
+                diffs[0] == diffs[1],
+                """
+                seed 0x\(String(Self.fuzzSeed, radix: 16)), round \(round): equal values, different diffs
+                \(diffs[0].rendered(DiffFormat(maxValueLength: 40)))
+                ---
+                \(diffs[1].rendered(DiffFormat(maxValueLength: 40)))
+                """)
+        }
+    }
 }
