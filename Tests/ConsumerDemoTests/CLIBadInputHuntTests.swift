@@ -2,6 +2,12 @@ import ConsumerDemoKit
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `consumer-demo` on bad input: a clear message on standard error and a non-zero exit, never a
 /// crash, and the note after a failed replay counts exactly the actions that were applied.
 struct CLIBadInputHuntTests {
@@ -30,6 +36,40 @@ struct CLIBadInputHuntTests {
             #expect(run.errors.contains("skipped.jsonl:\(third + 1): error: action 3 (Foo) was skipped"), "\(run.errors)")
             #expect(
                 run.errors.contains("note: the replay stopped at line \(third + 1) after 2 actions;"), "\(run.errors)")
+        }
+    }
+
+    /// `back` on a recording read from a pipe cannot be done, and says so; but the recording is
+    /// not bad: `next` still moves forward through it, and the exit status is that of a bad
+    /// `--step` command (1), not of a bad recording (4).
+    @Test func stepBackOnAPipeIsABadCommandAndTheReplayStillMovesForward() throws {
+        try withTemporaryDirectory { directory in
+            let all = try recordedTour(in: directory)
+            let fifo = directory + "/tour.fifo"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let written = DispatchSemaphore(value: 0)
+            // Opening a FIFO for writing waits for its reader: the replay below.
+            Thread {
+                let bytes = Array((all.joined(separator: "\n") + "\n").utf8)
+                let descriptor = open(fifo, O_WRONLY)
+                if descriptor >= 0 {
+                    #if canImport(Glibc)
+                        _ = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+                        Glibc.close(descriptor)
+                    #else
+                        _ = bytes.withUnsafeBytes { Darwin.write(descriptor, $0.baseAddress, $0.count) }
+                        Darwin.close(descriptor)
+                    #endif
+                }
+                written.signal()
+            }.start()
+            let run = runInProcess(
+                ["replay", "tour.fifo", "--step"], input: ["next", "back", "next", "next"], currentDirectory: directory)
+            written.wait()
+            #expect(run.errors.contains("<stdin>:2: error: cannot step back"), "\(run.errors)")
+            #expect(!run.output.contains("cannot go past"), "\(run.output)")
+            #expect(run.output.contains("  3  "), "the replay went on to action 3\n\(run.output)")
+            #expect(run.status == .scriptError, "\(run.status)")
         }
     }
 }

@@ -52,7 +52,9 @@ struct StepSession {
             if command == .quit {
                 break
             }
-            perform(command, on: cursor, path: path, progress: &progress)
+            perform(command, on: cursor, path: path, progress: &progress) { message in
+                isInteractive ? "error: \(message)" : "<stdin>:\(lineNumber): error: \(message)"
+            }
         }
         if let failure = progress.failure {
             return DemoRecording.exitStatus(for: failure)
@@ -61,7 +63,8 @@ struct StepSession {
     }
 
     private func perform(
-        _ command: StepCommand, on cursor: ReplayCursor<AppState>, path: String, progress: inout Progress
+        _ command: StepCommand, on cursor: ReplayCursor<AppState>, path: String, progress: inout Progress,
+        commandError: (String) -> String
     ) {
         do throws(ReplayError) {
             switch command {
@@ -95,6 +98,13 @@ struct StepSession {
                 break
             }
         } catch {
+            if case .cannotRewind = error.kind {
+                // Only this command cannot be done: the cursor did not move, and the recording
+                // is not bad, so the replay goes on forward.
+                progress.hadBadCommands = true
+                console.errorLine(commandError(error.message))
+                return
+            }
             let failure = DemoRecording.naming(error, path)
             console.errorLine("\(failure)")
             progress.failure = failure
