@@ -141,4 +141,108 @@ struct BadInputHuntTests {
         }
         #expect(mismatch?.code == "hash-function-mismatch")
     }
+
+    // MARK: - What the recorder writes, the reader reads
+
+    fileprivate indirect enum History: Codable, Equatable, Sendable {
+        case empty
+        case entry(Int, History)
+    }
+
+    fileprivate struct Undo: Codable, Equatable, Sendable {
+        var history = History.empty
+    }
+
+    fileprivate struct Push: Action, Codable {
+        var value: Int
+    }
+
+    /// A state deeper than the reader accepts (a linked list of 300 entries is 600 JSON levels):
+    /// the recorder must not write a recording that no reader can read. Either the recording
+    /// replays, or recording it failed with an error that says why.
+    @Test func aRecordingOfAStateTooDeepForTheReaderIsRefusedWhenRecording() throws {
+        var codecs = ActionCodecs()
+        codecs.register(Push.self, as: "push")
+        let reducer = Reducer<Undo> { (state, action: Push) in
+            state.history = .entry(action.value, state.history)
+        }
+        let buffer = RecordingBuffer()
+        let recorder = try SessionRecorder<Undo>(
+            to: .memory(buffer), codecs: codecs, hash: .structural, snapshotInterval: 100)
+        let store = Store(initialState: Undo(), reducer: reducer, middleware: [recorder.middleware])
+        for value in 1...300 {
+            store.dispatch(Push(value: value))
+        }
+        let recordingError: RecordingError?
+        do {
+            try recorder.close()
+            recordingError = nil
+        } catch {
+            recordingError = error
+        }
+        var replayError: ReplayError?
+        do {
+            let reader = try RecordingReader<Undo>(bytes: buffer.bytes, codecs: codecs)
+            let replayed = Store(initialState: reader.initialState, reducer: reducer)
+            try reader.replay(into: replayed)
+        } catch {
+            replayError = error
+        }
+        if let recordingError {
+            #expect(recordingError.description.contains("deep"), "\(recordingError)")
+            #expect(replayError?.code == "recorder-failed", "\(replayError?.description ?? "")")
+        } else {
+            #expect(replayError == nil, "the recorder wrote without error a recording that cannot be read: \(replayError!)")
+        }
+    }
+
+    /// Nested arrays, one JSON level each: `[[[]]]` for a depth of 2.
+    fileprivate struct Nesting: Codable, Equatable, Sendable {
+        var depth = 0
+
+        init(depth: Int) {
+            self.depth = depth
+        }
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            while !container.isAtEnd {
+                container = try container.nestedUnkeyedContainer()
+                depth += 1
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            for _ in 0..<depth {
+                container = container.nestedUnkeyedContainer()
+            }
+        }
+    }
+
+    /// At the limit exactly: every state the recorder writes, the reader reads, and the deepest it
+    /// refuses is only one level deeper.
+    @Test func theDeepestStateTheRecorderWritesReplays() throws {
+        var codecs = ActionCodecs()
+        codecs.register(Push.self, as: "push")
+        let reducer = Reducer<Nesting> { (_, _: Push) in }
+        var outcomes: [Int: Bool] = [:]
+        for depth in 505...515 {
+            let buffer = RecordingBuffer()
+            let recorder = try SessionRecorder<Nesting>(to: .memory(buffer), codecs: codecs, hash: .structural)
+            let store = Store(initialState: Nesting(depth: depth), reducer: reducer, middleware: [recorder.middleware])
+            store.dispatch(Push(value: 1))
+            let recorded = (try? recorder.close()) != nil
+            outcomes[depth] = recorded
+            guard recorded else { continue }
+            #expect(throws: Never.self, "a state \(depth) levels deep was recorded") {
+                let reader = try RecordingReader<Nesting>(bytes: buffer.bytes, codecs: codecs)
+                #expect(reader.initialState == Nesting(depth: depth))
+                try reader.replay(into: Store(initialState: reader.initialState, reducer: reducer))
+            }
+        }
+        let deepestRecorded = outcomes.filter(\.value).keys.max()
+        #expect(deepestRecorded != nil && deepestRecorded! < 515, "\(outcomes.sorted { $0.key < $1.key })")
+        #expect(outcomes.filter { !$0.value }.keys.min() == deepestRecorded.map { $0 + 1 })
+    }
 }

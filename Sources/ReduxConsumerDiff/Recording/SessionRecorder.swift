@@ -247,7 +247,8 @@ final class RecorderScratch {
     let hash = HashScratch()
 
     init() {
-        line = EncodingStream(sink: json)
+        // A line's envelope is one level: what it holds may use the rest that a reader accepts.
+        line = EncodingStream(sink: json, maximumLevel: JSONDocument.maximumDepth - 2)
     }
 }
 

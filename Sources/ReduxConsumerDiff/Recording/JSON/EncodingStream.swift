@@ -33,8 +33,16 @@ final class EncodingStream {
         private let encodingCheck = Lock(false)
     #endif
 
-    init(sink: any EncodingSink) {
+    /// The deepest container level a value may open (0 is the top-level value's own container).
+    private let maximumLevel: Int
+
+    /// - Parameters:
+    ///   - sink: Where the events go.
+    ///   - maximumLevel: The deepest container level accepted; a value nested deeper is an
+    ///     `EncodingError` rather than output that the reader refuses.
+    init(sink: any EncodingSink, maximumLevel: Int = .max) {
         self.sink = sink
+        self.maximumLevel = maximumLevel
         distinguishesUnorderedCollections = sink.distinguishesUnorderedCollections
     }
 
@@ -103,8 +111,14 @@ final class EncodingStream {
         if frames.count > level, frames[level].isObject == isObject {
             return frames[level].id
         }
+        // After a misuse nothing more is written, and the first one is the one reported.
+        guard misuse == nil else { return -1 }
         guard frames.count == level, isValuePending else {
             misuse = "a container was requested after its value was already written (an out-of-order encode(to:))"
+            return -1
+        }
+        guard level <= maximumLevel else {
+            misuse = "the value is nested deeper than \(maximumLevel + 1) levels, more than a recording can hold"
             return -1
         }
         let id = nextFrameID
