@@ -223,7 +223,8 @@ struct ReflectiveDiffer {
             ]
         }
         return differing.sorted {
-            $0.rendering != $1.rendering ? $0.rendering < $1.rendering : tieBreak($0).lexicographicallyPrecedes(tieBreak($1))
+            $0.rendering != $1.rendering
+                ? $0.rendering < $1.rendering : tieBreak($0).lexicographicallyPrecedes(tieBreak($1))
         }.map { entry in
             let path = child(of: path, .key(entry.rendering))
             switch (entry.old, entry.new) {

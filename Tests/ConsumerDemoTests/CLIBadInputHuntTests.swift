@@ -33,7 +33,8 @@ struct CLIBadInputHuntTests {
             try write(all, to: directory + "/skipped.jsonl")
             let run = runInProcess(["replay", "skipped.jsonl"], currentDirectory: directory)
             #expect(run.status == .badRecording)
-            #expect(run.errors.contains("skipped.jsonl:\(third + 1): error: action 3 (Foo) was skipped"), "\(run.errors)")
+            #expect(
+                run.errors.contains("skipped.jsonl:\(third + 1): error: action 3 (Foo) was skipped"), "\(run.errors)")
             #expect(
                 run.errors.contains("note: the replay stopped at line \(third + 1) after 2 actions;"), "\(run.errors)")
         }

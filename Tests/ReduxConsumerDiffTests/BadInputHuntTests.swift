@@ -192,7 +192,8 @@ struct BadInputHuntTests {
             #expect(recordingError.description.contains("deep"), "\(recordingError)")
             #expect(replayError?.code == "recorder-failed", "\(replayError?.description ?? "")")
         } else {
-            #expect(replayError == nil, "the recorder wrote without error a recording that cannot be read: \(replayError!)")
+            #expect(
+                replayError == nil, "the recorder wrote without error a recording that cannot be read: \(replayError!)")
         }
     }
 

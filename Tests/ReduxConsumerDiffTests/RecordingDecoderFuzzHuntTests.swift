@@ -37,7 +37,8 @@ struct RecordingDecoderFuzzHuntTests {
         do {
             reader = try RecordingReader<AppState>(bytes: bytes, codecs: counterCodecs)
         } catch {
-            return Outcome(code: error.code, line: error.line, state: AppState(), dispatchedLines: [], message: error.message)
+            return Outcome(
+                code: error.code, line: error.line, state: AppState(), dispatchedLines: [], message: error.message)
         }
         let store = Store(initialState: reader.initialState, reducer: appReducer)
         var dispatchedLines: [Int] = []
@@ -172,7 +173,8 @@ struct RecordingDecoderFuzzHuntTests {
                 if code == "diverged" {
                     #expect(last == line, "\(context): a divergence is found on the line of its action")
                 } else {
-                    #expect(last < line, "\(context): action from line \(last) dispatched, at or after bad line \(line)")
+                    #expect(
+                        last < line, "\(context): action from line \(last) dispatched, at or after bad line \(line)")
                 }
             }
         }

@@ -81,7 +81,9 @@ struct StateDiffHuntTests {
         func entries(_ random: inout SplitMix64) -> [(String, Item)] {
             (0..<(random.next() % 10)).map { _ in (word(&random), item(&random)) }
         }
-        func catalog(_ items: [(String, Item)], _ index: [(Int, [String])], _ flags: [String], _ pinned: Item??, capacity: Int)
+        func catalog(
+            _ items: [(String, Item)], _ index: [(Int, [String])], _ flags: [String], _ pinned: Item??, capacity: Int
+        )
             -> Catalog
         {
             var byName = [String: Item](minimumCapacity: capacity)
