@@ -246,4 +246,53 @@ struct BadInputHuntTests {
         #expect(deepestRecorded != nil && deepestRecorded! < 515, "\(outcomes.sorted { $0.key < $1.key })")
         #expect(outcomes.filter { !$0.value }.keys.min() == deepestRecorded.map { $0 + 1 })
     }
+
+    // MARK: - Reused payloads
+
+    fileprivate final class Box: Codable, @unchecked Sendable {
+        // Unchecked: the test mutates a box only from inside one store's reducer.
+        var value: Int
+
+        init(_ value: Int) {
+            self.value = value
+        }
+    }
+
+    fileprivate struct Shelf: Encodable, Sendable {
+        var boxes: [Box] = []
+    }
+
+    /// A value-type action that holds an object: the session kept a new object per action.
+    fileprivate enum ShelfAction: Action, Codable {
+        case add(Box)
+        case bumpFirst
+    }
+
+    /// "Only value-type actions are kept, so a replay never dispatches one object twice": an
+    /// action that is a value but holds an object is decoded again for every line, so two
+    /// identical lines give two objects, as in the session.
+    @Test func aReusedPayloadNeverHandsTheSameObjectToTwoActions() throws {
+        var codecs = ActionCodecs()
+        codecs.register(ShelfAction.self, as: "shelf")
+        let reducer = Reducer<Shelf> { (state, action: ShelfAction) in
+            switch action {
+            case .add(let box): state.boxes.append(box)
+            case .bumpFirst: state.boxes[0].value += 1
+            }
+        }
+        let buffer = RecordingBuffer()
+        let recorder = try SessionRecorder<Shelf>(to: .memory(buffer), codecs: codecs, hash: .structural)
+        let store = Store(initialState: Shelf(), reducer: reducer, middleware: [recorder.middleware])
+        store.dispatch(ShelfAction.add(Box(0)))
+        store.dispatch(ShelfAction.add(Box(0)))
+        store.dispatch(ShelfAction.bumpFirst)
+        try recorder.close()
+        #expect(store.state.boxes.map(\.value) == [1, 0])
+
+        let reader = try RecordingReader<Shelf>(bytes: buffer.bytes, codecs: codecs, initialState: Shelf())
+        let replayed = Store(initialState: reader.initialState, reducer: reducer)
+        #expect(throws: Never.self) { try reader.replay(into: replayed) }
+        #expect(replayed.state.boxes.map(\.value) == [1, 0])
+        #expect(replayed.state.boxes.count == 2 && replayed.state.boxes[0] !== replayed.state.boxes[1])
+    }
 }

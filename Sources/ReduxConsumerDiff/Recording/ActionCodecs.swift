@@ -27,8 +27,8 @@ import ReduxConsumer
 ///
 /// Decoding must be a pure function of the recorded payload, as replaying needs anyway: a reader
 /// decodes a payload it met recently once, and dispatches the same value again for identical
-/// bytes (a session repeats a few small actions many times). Actions that are objects are decoded
-/// for every line.
+/// bytes (a session repeats a few small actions many times). Actions that are objects, or hold
+/// one, are decoded for every line.
 public struct ActionCodecs: Sendable {
     private var byType: [ObjectIdentifier: Codec] = [:]
     private var byName: [String: Codec] = [:]

@@ -17,7 +17,8 @@ import ReduxConsumer
 ///
 /// Reusing a decoded action is sound because decoding is a pure function of the payload (see
 /// ``ActionCodecs``: a replay that is not deterministic could not be verified anyway), and only
-/// value-type actions are kept, so a replay never dispatches one object twice. Only payloads the
+/// actions that neither are nor hold an object are kept, so a replay never dispatches one object
+/// twice. Only payloads the
 /// parser found to be exactly one complete JSON value are stored, so bytes that match one are that
 /// same value.
 ///
@@ -76,7 +77,7 @@ final class DecodedPayloads {
 
     /// Keeps `action`, decoded by `codec` from the complete JSON value at `range` of `bytes`.
     func keep(_ action: any Action, decodedBy codec: ActionCodecs.Codec, from bytes: [UInt8], in range: Range<Int>) {
-        guard range.count <= Self.maxPayloadLength, !(type(of: action) is AnyClass) else { return }
+        guard range.count <= Self.maxPayloadLength, !Self.holdsObject(action) else { return }
         if count == Self.capacity {
             for index in slots.indices { slots[index] = nil }
             count = 0
@@ -88,6 +89,21 @@ final class DecodedPayloads {
         }
         slots[slot] = Entry(codec: codec, hash: hash, bytes: Array(bytes[range]), action: action)
         count += 1
+    }
+
+    /// Whether `value` is an object or holds one anywhere inside: such an action is decoded again
+    /// for every line, so that no two actions of a replay share an object the session never shared.
+    ///
+    /// - Complexity: Linear in the parts of the value, which a short payload keeps few.
+    static func holdsObject(_ value: Any) -> Bool {
+        var pending = [value]
+        while let next = pending.popLast() {
+            if type(of: next) is AnyClass {
+                return true
+            }
+            pending += Mirror(reflecting: next).children.map(\.value)
+        }
+        return false
     }
 
     private static func matches(_ entry: Entry, name: Range<Int>, payload: Range<Int>, in bytes: [UInt8]) -> Bool {
