@@ -65,7 +65,9 @@ enum ValueShape {
                 self = .leaf
             } else {
                 let fields = mirror.children.map { Field(label: $0.label, value: $0.value) }
-                self = .fields(typeName: Self.typeName(of: value), fields: fields, object: nil)
+                // An object whose custom mirror calls it a struct can still be part of a cycle.
+                let object = type(of: value) is AnyClass ? value as AnyObject : nil
+                self = .fields(typeName: Self.typeName(of: value), fields: fields, object: object)
             }
         }
     }

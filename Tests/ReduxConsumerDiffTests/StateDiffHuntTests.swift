@@ -143,4 +143,53 @@ struct StateDiffHuntTests {
                 """)
         }
     }
+
+    // MARK: - Cycles through custom mirrors
+
+    /// A class that describes itself as a struct, as a `customMirror` often does. It stops
+    /// reflecting itself after `budget` mirrors, so that a diff that follows its cycle forever
+    /// still ends (and the test can count).
+    fileprivate final class Node: CustomReflectable, @unchecked Sendable {
+        // Unchecked: the test uses its nodes on one thread.
+        var value: Int
+        var next: Node?
+        let mirrors: Counter
+
+        init(_ value: Int, mirrors: Counter) {
+            self.value = value
+            self.mirrors = mirrors
+        }
+
+        var customMirror: Mirror {
+            mirrors.count += 1
+            guard mirrors.count <= 2_000 else { return Mirror(self, children: [:], displayStyle: .struct) }
+            return Mirror(self, children: ["value": value, "next": next as Any], displayStyle: .struct)
+        }
+    }
+
+    fileprivate final class Counter: @unchecked Sendable {
+        // Unchecked: the test uses it on one thread.
+        var count = 0
+    }
+
+    /// "Reference cycles are followed once", whatever the display style an object's mirror gives.
+    @Test func aCycleThroughObjectsWithCustomMirrorsIsFollowedOnce() {
+        let mirrors = Counter()
+        let a1 = Node(1, mirrors: mirrors)
+        let b1 = Node(2, mirrors: mirrors)
+        a1.next = b1
+        b1.next = a1
+        let a2 = Node(1, mirrors: mirrors)
+        let b2 = Node(3, mirrors: mirrors)
+        a2.next = b2
+        b2.next = a2
+        let diff = StateDiff(from: a1, to: a2)
+        #expect(mirrors.count < 100, "\(mirrors.count) mirrors made")
+        #expect(diff.changes.map(\.path.description) == ["next.value"], "\(diff.changes.count) changes")
+        mirrors.count = 0
+        let added = StateDiff(from: Node?.none, to: a2)
+        #expect(mirrors.count < 100, "\(mirrors.count) mirrors made rendering the cycle")
+        #expect(added.rendered().contains("Node(…)"), "\(added.rendered())")
+        for node in [a1, b1, a2, b2] { node.next = nil }
+    }
 }
