@@ -1,5 +1,6 @@
 import ConsumerDemoKit
 import Foundation
+import ReduxConsumerTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -71,6 +72,32 @@ struct CLIBadInputHuntTests {
             #expect(!run.output.contains("cannot go past"), "\(run.output)")
             #expect(run.output.contains("  3  "), "the replay went on to action 3\n\(run.output)")
             #expect(run.status == .scriptError, "\(run.status)")
+        }
+    }
+
+    /// Seeded random scripts (known commands, odd arguments, quotes, escapes, control and
+    /// non-ASCII characters) end with status 0 or 1 and, on 1, an error that names its line and
+    /// column; never a crash.
+    @Test func randomScriptsEndWithAClearErrorOrSuccess() {
+        let seed: UInt64 = 0x5C41_B7D0_2026_1126
+        var random = SplitMix64(seed: seed)
+        let words = [
+            "increment", "decrement", "set", "rename", "add-work", "remove-work", "login", "logout", "foreground",
+            "background", "nil", "-1", "0", "9223372036854775807", "-9223372036854775808", "99999999999999999999",
+            "\"Kim\"", "\"", "\"a\\\"b\"", "\"\\n\"", "#", "é", "\u{301}", "\u{2028}", "\r", "\t", "\u{0}", "\"\u{301}",
+            "🇰🇷", "true", "1e3", "--json",
+        ]
+        for round in 0..<300 {
+            let lines = (0..<(1 + random.next() % 4)).map { _ in
+                (0..<(random.next() % 5)).map { _ in words[Int(random.next() % UInt64(words.count))] }
+                    .joined(separator: random.next() % 4 == 0 ? "\t" : " ")
+            }
+            let run = runInProcess(["run", "-", "--keep-going"], input: lines)
+            let context = "seed 0x\(String(seed, radix: 16)), round \(round): \(lines)"
+            #expect(run.status == .success || run.status == .scriptError, "\(context): \(run.status)")
+            if run.status == .scriptError {
+                #expect(run.errors.contains("<stdin>:"), "\(context): \(run.errors)")
+            }
         }
     }
 }
