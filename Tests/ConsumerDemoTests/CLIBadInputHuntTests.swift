@@ -100,4 +100,24 @@ struct CLIBadInputHuntTests {
             }
         }
     }
+
+    /// `record FILE --script SCRIPT` where FILE is the script itself (by the same path or another
+    /// link to it) would overwrite the script with the recording: refused, and the script kept.
+    @Test(arguments: [false, true])
+    func recordingOverItsOwnScriptIsRefusedAndTheScriptKept(throughALink: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let script = directory + "/session.txt"
+            let text = "increment\nrename \"Kim\"\n"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: script))
+            var target = script
+            if throughALink {
+                target = directory + "/link.txt"
+                #expect(link(script, target) == 0)
+            }
+            let run = runInProcess(["record", target, "--script", script])
+            #expect(run.status == .usageError, "\(run.status): \(run.errors)")
+            #expect(run.errors.contains("script"), "\(run.errors)")
+            #expect(try String(contentsOfFile: script, encoding: .utf8) == text, "the script was overwritten")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ReduxConsumer
 import ReduxConsumerDiff
 
@@ -28,6 +29,20 @@ enum DemoRecording {
         } catch {
             throw naming(error, path)
         }
+    }
+
+    /// Whether the files at `path` and `other` exist and are one file (the same path, or two
+    /// links to it).
+    static func isSameFile(_ path: String, _ other: String) -> Bool {
+        let manager = FileManager.default
+        guard let first = try? manager.attributesOfItem(atPath: path),
+            let second = try? manager.attributesOfItem(atPath: other),
+            let firstNumber = first[.systemFileNumber] as? NSNumber,
+            let secondNumber = second[.systemFileNumber] as? NSNumber,
+            let firstDevice = first[.systemNumber] as? NSNumber,
+            let secondDevice = second[.systemNumber] as? NSNumber
+        else { return false }
+        return firstNumber == secondNumber && firstDevice == secondDevice
     }
 
     /// `error` with `path` as its source, so messages show the path as the user typed it.

@@ -36,6 +36,14 @@ struct RecordCommand {
                 scriptName = scriptPath
             }
         }
+        if let scriptPath = options.recording.scriptPath, scriptPath != "-",
+            DemoRecording.isSameFile(DemoRecording.resolve(path, in: environment), scriptPath)
+        {
+            console.errorLine(
+                "consumer-demo: error: the recording \(quoted(path)) is the script \(quoted(scriptPath)) itself, "
+                    + "which recording would overwrite; choose another file for the recording")
+            return .usageError
+        }
         let recorder: SessionRecorder<AppState>
         do {
             recorder = try SessionRecorder(
