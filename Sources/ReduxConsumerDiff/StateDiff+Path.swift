@@ -45,7 +45,8 @@ extension StateDiff.Path: CustomStringConvertible {
                 if !text.isEmpty {
                     text += "."
                 }
-                text += name
+                // A custom mirror's label may hold a line break: a change stays on one line.
+                text += name.escapingLineBreaks()
             case .index(let index):
                 text += "[\(index)]"
             case .key(let key):

@@ -192,4 +192,26 @@ struct StateDiffHuntTests {
         #expect(added.rendered().contains("Node(…)"), "\(added.rendered())")
         for node in [a1, b1, a2, b2] { node.next = nil }
     }
+
+    // MARK: - One line per change
+
+    fileprivate struct Labeled: CustomReflectable {
+        var value: Int
+        var customMirror: Mirror {
+            Mirror(self, children: ["count\n  ~ injected: 0 → 1": value], displayStyle: .struct)
+        }
+    }
+
+    /// A change is one line: a field name from a custom mirror cannot start another line that
+    /// passes for a change.
+    @Test func aFieldNameWithALineBreakStaysOnItsChangesLine() {
+        let diff = StateDiff(from: Labeled(value: 1), to: Labeled(value: 2))
+        #expect(diff.changes.count == 1)
+        let rendered = diff.rendered()
+        #expect(!rendered.contains("\n"), "\(rendered)")
+        let entry = ActionLogger<Labeled>.Entry(action: NamedAction(), diff: diff)
+        #expect(entry.description.split(separator: "\n").count == 2, "\(entry.description)")
+    }
+
+    fileprivate struct NamedAction: Action {}
 }
