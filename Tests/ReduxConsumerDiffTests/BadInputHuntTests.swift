@@ -295,4 +295,34 @@ struct BadInputHuntTests {
         #expect(replayed.state.boxes.map(\.value) == [1, 0])
         #expect(replayed.state.boxes.count == 2 && replayed.state.boxes[0] !== replayed.state.boxes[1])
     }
+
+    /// The header says whether the actions carry hashes, and the recorder writes a hash on every
+    /// action line exactly when it names one. A header or a line whose `hash` member was damaged
+    /// must not turn verification off in silence: a replay with a reducer that diverges would
+    /// pass. It is a corrupted line.
+    @Test func aDamagedHashMemberIsACorruptedLineNotAnUnverifiedReplay() throws {
+        let text = try recordCounterSession([CounterAction.increment, CounterAction.increment, CounterAction.increment])
+        let doubling = Reducer<AppState> { (state, action: CounterAction) in
+            if action == .increment { state.counter += 2 }
+        }
+        func replay(_ text: String) -> ReplayError? {
+            do {
+                let reader = try counterReader(text)
+                try reader.replay(into: Store(initialState: reader.initialState, reducer: doubling))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(replay(text)?.code == "diverged")
+        let damagedHeader = text.replacingOccurrences(of: #""hash":"structural64""#, with: #""hasj":"structural64""#)
+        let headerError = replay(damagedHeader)
+        #expect(headerError?.code == "corrupted-line", "\(headerError?.description ?? "replayed")")
+        #expect(headerError?.line == 3)
+        var lines = text.split(separator: "\n").map(String.init)
+        lines[2] = lines[2].replacingOccurrences(of: #""hash":"#, with: #""hasj":"#)
+        let lineError = replay(lines.joined(separator: "\n") + "\n")
+        #expect(lineError?.code == "corrupted-line", "\(lineError?.description ?? "replayed")")
+        #expect(lineError?.line == 3)
+    }
 }

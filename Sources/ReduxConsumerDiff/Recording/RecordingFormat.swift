@@ -13,7 +13,8 @@
 /// - `snapshot` lines hold the state after that many actions: 0 is the initial state, then every
 ///   ``RecordingHeader/snapshotInterval`` actions.
 /// - Action lines are numbered from 1 without gaps; `type` is the name from ``ActionCodecs`` and
-///   `hash` (16 hexadecimal digits) the ``StateHash`` of the state after the action.
+///   `hash` (16 hexadecimal digits) the ``StateHash`` of the state after the action: on every
+///   action line when the header names a hash, on none otherwise.
 /// - A `skipped` line stands for an action of a type with no codec, recorded with
 ///   ``SessionRecorder/UnregisteredActions/skip``; it keeps the numbering and the hash.
 /// - The `end` line, written by ``SessionRecorder/close()``, holds the number of actions, and an

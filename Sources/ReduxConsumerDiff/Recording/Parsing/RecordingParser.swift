@@ -62,9 +62,15 @@ final class RecordingParser {
         self.decodeState = decodeState
     }
 
+    /// Whether the header names a hash: the recorder then writes one on every action line, and
+    /// otherwise on none.
+    private var recordsHashes = false
+
     /// Reads the header on the first line.
     func readHeader() throws(ReplayError) -> RecordingHeader {
-        try Self.readHeader(lines: lines, document: document, source: source)
+        let header = try Self.readHeader(lines: lines, document: document, source: source)
+        recordsHashes = header.hashName != nil
+        return header
     }
 
     /// Reads the snapshot 0 after the header, if there is one (and `State` is `Decodable`);
@@ -125,6 +131,15 @@ final class RecordingParser {
             switch line {
             case .action(let index, let content, let hash):
                 // Before `lastIndex` moves: a replay that stops here applied the actions before it.
+                // A damaged `hash` member, here or in the header, must not turn verification off.
+                guard (hash != nil) == recordsHashes else {
+                    throw error(
+                        .corruptedLine(
+                            reason: recordsHashes
+                                ? "action \(index) has no \"hash\", but the header names a hash function"
+                                : "action \(index) has a \"hash\", but the header names no hash function"),
+                        line: lineNumber)
+                }
                 if case .skipped(let actionType) = content, stopsAtSkippedActions {
                     throw error(.skippedAction(index: index, actionType: actionType), line: lineNumber)
                 }
