@@ -100,13 +100,19 @@ extension Store {
                 // job: no state is missed between the two, and `subscriberCount` counts the wait
                 // once it listens. Queued, not waited for: a task never blocks here.
                 drain.runOrQueue(generation: 0) { [self] in
-                    let (registration, subscription) = closureSubscription { _, new in
+                    let (registration, subscription, tag) = closureSubscription { _, new in
                         if predicate(new) { outcome.finish(.success(new)) }
                     }
                     outcome.onFinish { subscription.cancel() }
                     registration(self)
+                    // Not once the wait is over (it timed out or was cancelled while this job was
+                    // queued); and as a call of the subscription, so that the wait, ending on
+                    // another thread meanwhile, returns only once this check did.
+                    guard !outcome.isFinished else { return }
                     let current = state
-                    if predicate(current) { outcome.finish(.success(current)) }
+                    var isMatch = false
+                    _ = callAsSubscriber(tag: tag) { isMatch = predicate(current) }
+                    if isMatch { outcome.finish(.success(current)) }
                 }
                 for teardown in [self.teardown] + teardowns {
                     if let id = teardown.add({ outcome.finish(.failure(StoreWaitError.storeGone)) }) {
@@ -187,6 +193,11 @@ final class WaitOutcome<Value: Sendable>: Sendable {
             return false
         }
         if isFinished { cleanup() }
+    }
+
+    /// Whether the outcome is known.
+    var isFinished: Bool {
+        state.withLock { $0.result != nil }
     }
 
     /// Settles the outcome; later calls do nothing.

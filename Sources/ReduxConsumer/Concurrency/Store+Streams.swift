@@ -106,7 +106,7 @@ extension Store {
             // Made and registered in one job: once `subscriberCount` counts it, it hears every
             // action after.
             await performAsync { store in
-                let (registration, feed) = store.closureSubscription { old, new in
+                let (registration, feed, _) = store.closureSubscription { old, new in
                     // Every action is an element, changed or not: nothing is dropped when merged.
                     channel.postChange(from: old, to: new, cameBack: nil)
                 }

@@ -12,15 +12,16 @@ extension Store {
     ///   nothing; see ``Cancellable``).
     @discardableResult
     public func subscribe(_ callback: @escaping @Sendable (_ old: State, _ new: State) -> Void) -> Subscription {
-        let (registration, subscription) = closureSubscription(callback)
+        let (registration, subscription, _) = closureSubscription(callback)
         perform(.control, registration)
         return subscription
     }
 
-    /// A closure subscription: the job that registers it, and its handle.
+    /// A closure subscription: the job that registers it, its handle, and its tag (for
+    /// ``callAsSubscriber(tag:_:)``).
     func closureSubscription(
         _ callback: @escaping @Sendable (State, State) -> Void
-    ) -> (registration: @Sendable (Store) -> Void, subscription: Subscription) {
+    ) -> (registration: @Sendable (Store) -> Void, subscription: Subscription, tag: UInt) {
         let subscriber = Subscriber(callback)
         let order = takeOrder()
         let tag = subscriber.tag
@@ -33,7 +34,17 @@ extension Store {
                 core.subscribers[order] = subscriber
             }
         }
-        return (registration, Subscription { [weak self] in self?.removeClosure(order, tag: tag) })
+        return (registration, Subscription { [weak self] in self?.removeClosure(order, tag: tag) }, tag)
+    }
+
+    /// Runs `body` on the drain's owner as a call of the closure subscription `tag`: a removal on
+    /// another thread waits for it to return, and once that removal is marked `body` is skipped.
+    /// Returns whether `body` ran.
+    func callAsSubscriber(tag: UInt, _ body: () -> Void) -> Bool {
+        guard drain.willCall(tag: tag, member: 0) else { return false }
+        body()
+        drain.didCall()
+        return true
     }
 
     /// Feeds `consumer` with this store's states: the current one at once, then every new one.
