@@ -25,13 +25,23 @@ extension Store {
     ///   - action: What happened.
     ///   - isolation: The caller's isolation; leave the default.
     public func send(_ action: any Action, isolation: isolated (any Actor)? = #isolation) async {
-        if drain.runIfIdle(generation: 0, { process(action) }) {
+        await send(action, unless: nil)
+    }
+
+    /// ``send(_:isolation:)``, dropping the action if `isCancelled` says so when its turn comes
+    /// (an effect's send, once the effect was cancelled).
+    func send(
+        _ action: any Action,
+        unless isCancelled: (@Sendable () -> Bool)?,
+        isolation: isolated (any Actor)? = #isolation
+    ) async {
+        if drain.runIfIdle(generation: 0, { if isCancelled?() != true { process(action) } }) {
             return
         }
         // Resumed exactly once: the drain runs the job once, and the job hands `done` to it.
         await withUnsafeContinuation { (done: UnsafeContinuation<Void, Never>) in
             drain.runOrQueue(generation: 0) { [self] in
-                process(action)
+                if isCancelled?() != true { process(action) }
                 drain.resumeAfterJob(done)
             }
         }

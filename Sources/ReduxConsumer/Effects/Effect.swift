@@ -79,6 +79,10 @@ public struct Effect<State: Sendable>: Sendable {
 /// the store is gone (or the page closed), sends are ignored and ``state`` is `nil`.
 public struct EffectContext<State: Sendable>: Sendable {
     let store: WeakStore<State>
+    /// The effect's runner and token: a send queued behind a busy store is dropped if the effect
+    /// was cancelled by the time its turn comes.
+    let runner: EffectRunner
+    let token: UInt64
 
     /// The store's current state, or `nil` once it is gone.
     public var state: State? {
@@ -86,14 +90,17 @@ public struct EffectContext<State: Sendable>: Sendable {
     }
 
     /// Sends a follow-up action and waits until it was processed (see ``Store/send(_:isolation:)``);
-    /// ignored once the store is gone or the effect was cancelled.
+    /// ignored once the store is gone or the effect was cancelled, including while the action
+    /// waits for its turn behind a busy store.
     ///
     /// - Parameters:
     ///   - action: The action.
     ///   - isolation: The caller's isolation; leave the default.
     public func send(_ action: any Action, isolation: isolated (any Actor)? = #isolation) async {
         guard !Task.isCancelled, let store = store.value, !store.isTornDown else { return }
-        await store.send(action)
+        let runner = runner
+        let token = token
+        await store.send(action, unless: { runner.isCancelled(token) })
     }
 }
 

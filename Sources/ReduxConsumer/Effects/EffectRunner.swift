@@ -75,6 +75,11 @@ final class EffectRunner: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Whether the effect `token` was cancelled (`false` once it ended).
+    func isCancelled(_ token: UInt64) -> Bool {
+        state.withLock { $0.running[token]?.isCancelled ?? false }
+    }
+
     /// Cancels the running effect named `id`, if any.
     func cancel(id: EffectID) {
         let task = state.withLock { state -> Task<Void, Never>? in

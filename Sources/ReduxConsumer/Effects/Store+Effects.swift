@@ -41,8 +41,8 @@ extension Store {
     /// Starts an effect's operation in a task of its own.
     func launch(_ start: Effect<State>.Start) {
         guard let token = effects.begin(id: start.id, name: start.name) else { return }
-        let context = EffectContext(store: WeakStore(value: self))
         let runner = effects
+        let context = EffectContext(store: WeakStore(value: self), runner: runner, token: token)
         let diagnose = diagnose
         let name = "\(description): the effect started by \(start.name)"
         let task = Task {

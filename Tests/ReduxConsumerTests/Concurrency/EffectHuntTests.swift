@@ -1,0 +1,92 @@
+import Dispatch
+import Foundation
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+struct EffectHuntTests {
+    /// "Sends after cancellation are ignored", and an `id` means the latest request wins: an
+    /// effect that sent its result while its store was busy with the action that replaces it had
+    /// that result reduced after the replacement, once it was cancelled: a stale answer after the
+    /// new request.
+    @Test func aReplacedEffectsQueuedSendIsIgnored() async {
+        let sendQueued = DispatchSemaphore(value: 0)
+        let sender = QueueingSender(afterEachJob: { sendQueued.signal() })
+        let releaseFirst = Signal()
+        let effect = Effect<[SearchStep]>.on(
+            SearchStep.self,
+            when: { if case .query = $0 { true } else { false } },
+            id: { _ in "search" }
+        ) { action, context in
+            guard action == .query(1) else { return }
+            await releaseFirst.wait()
+            await sender.send(.results(1), via: context)
+        }
+        let reducer = Reducer<[SearchStep]> { (state, action: SearchStep) in
+            state.append(action)
+            if action == .query(2) {
+                // The first search answers now, while this action is in progress: its send queues.
+                releaseFirst.fire()
+                sendQueued.wait()
+            }
+        }
+        await finishesWithoutDeadlock(within: 60) {
+            let store = Store(initialState: [], reducer: reducer, effects: [effect])
+            await store.send(SearchStep.query(1))
+            let second = spawn { store.dispatch(SearchStep.query(2)) }  // replaces the first search
+            await join(second)
+            await store.effectsIdle()
+            #expect(store.state == [.query(1), .query(2)], "the replaced search's answer came after the new query")
+        }
+    }
+}
+
+/// Waits, off the cooperative pool, for `semaphore`.
+private func join(_ semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            semaphore.wait()
+            done.resume()
+        }
+    }
+}
+
+private enum SearchStep: Action, Equatable {
+    case query(Int)
+    case results(Int)
+}
+
+/// An actor whose jobs run on a thread of its own, calling `afterEachJob` after each: a task's
+/// job ends when it suspends, so a send that had to queue has queued when it is called.
+private actor QueueingSender {
+    private let executor: SignallingExecutor
+
+    init(afterEachJob: @escaping @Sendable () -> Void) {
+        executor = SignallingExecutor(afterEachJob: afterEachJob)
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    func send(_ action: SearchStep, via context: EffectContext<[SearchStep]>) async {
+        await context.send(action)
+    }
+}
+
+private final class SignallingExecutor: SerialExecutor {
+    private let queue = DispatchQueue(label: "EffectHuntTests.SignallingExecutor")
+    private let afterEachJob: @Sendable () -> Void
+
+    init(afterEachJob: @escaping @Sendable () -> Void) {
+        self.afterEachJob = afterEachJob
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { [self] in
+            job.runSynchronously(on: asUnownedSerialExecutor())
+            afterEachJob()
+        }
+    }
+}
