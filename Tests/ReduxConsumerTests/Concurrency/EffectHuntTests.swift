@@ -5,6 +5,62 @@ import ReduxConsumerTestSupport
 import Testing
 
 struct EffectHuntTests {
+    /// Guarantee 4, "no user code under a library lock": an effect's `id` is a user value, and its
+    /// `hash(into:)` ran under the effect runner's lock when the effect started. Here it asks
+    /// another thread to cancel effects (which takes that lock) and waits for it.
+    @Test func anEffectIDIsHashedOutsideTheRunnersLock() async {
+        let blocked = Slot(false)
+        let probed = Slot(false)
+        let storeSlot = Lock<Store<Int>?>(nil)
+        let probe: @Sendable () -> Void = {
+            guard let store = storeSlot.withLock({ $0 }) else { return }
+            let cancel = spawn { store.cancelEffects(id: "other") }
+            if cancel.wait(timeout: .now() + .seconds(1)) == .timedOut { blocked.value = true }
+            probed.value = true
+        }
+        let effect = Effect<Int>.on(ProbeAction.self, id: { _ in ProbedKey(onHash: probe) }) { _, _ in }
+        await finishesWithoutDeadlock(within: 60) {
+            let store = Store(initialState: 0, reducer: Reducer { _, _ in }, effects: [effect])
+            storeSlot.withLock { $0 = store }
+            await store.send(ProbeAction.go)
+            await store.effectsIdle()
+            storeSlot.withLock { $0 = nil }
+        }
+        #expect(probed.value)
+        #expect(!blocked.value, "an effect's id was hashed under the effect runner's lock")
+    }
+
+    /// As above, for `==`: a second effect with the id of a running one compares the two ids.
+    @Test func anEffectIDIsComparedOutsideTheRunnersLock() async {
+        let blocked = Slot(false)
+        let probed = Slot(false)
+        let storeSlot = Lock<Store<Int>?>(nil)
+        let probe: @Sendable () -> Void = {
+            guard let store = storeSlot.withLock({ $0 }) else { return }
+            let cancel = spawn { store.cancelEffects(id: "other") }
+            if cancel.wait(timeout: .now() + .seconds(1)) == .timedOut { blocked.value = true }
+            probed.value = true
+        }
+        let finishFirst = Signal()
+        let effect = Effect<Int>.on(
+            ProbeAction.self,
+            id: { _ in ProbedKey(onEqual: probe) }
+        ) { action, _ in
+            if action == .first { await finishFirst.wait() }
+        }
+        await finishesWithoutDeadlock(within: 60) {
+            let store = Store(initialState: 0, reducer: Reducer { _, _ in }, effects: [effect])
+            storeSlot.withLock { $0 = store }
+            await store.send(ProbeAction.first)
+            await store.send(ProbeAction.go)  // same id: compared with the running one's
+            finishFirst.fire()
+            await store.effectsIdle()
+            storeSlot.withLock { $0 = nil }
+        }
+        #expect(probed.value)
+        #expect(!blocked.value, "an effect's id was compared under the effect runner's lock")
+    }
+
     /// "Sends after cancellation are ignored", and an `id` means the latest request wins: an
     /// effect that sent its result while its store was busy with the action that replaces it had
     /// that result reduced after the replacement, once it was cancelled: a stale answer after the
@@ -51,9 +107,34 @@ private func join(_ semaphore: DispatchSemaphore) async {
     }
 }
 
+private enum ProbeAction: Action, Equatable {
+    case first
+    case go
+}
+
 private enum SearchStep: Action, Equatable {
     case query(Int)
     case results(Int)
+}
+
+/// An effect `id` that runs a probe when it is hashed or compared; every instance is equal.
+private final class ProbedKey: Hashable, Sendable {
+    let onHash: (@Sendable () -> Void)?
+    let onEqual: (@Sendable () -> Void)?
+
+    init(onHash: (@Sendable () -> Void)? = nil, onEqual: (@Sendable () -> Void)? = nil) {
+        self.onHash = onHash
+        self.onEqual = onEqual
+    }
+
+    static func == (lhs: ProbedKey, rhs: ProbedKey) -> Bool {
+        lhs.onEqual?()
+        return true
+    }
+
+    func hash(into hasher: inout Hasher) {
+        onHash?()
+    }
 }
 
 /// An actor whose jobs run on a thread of its own, calling `afterEachJob` after each: a task's
