@@ -29,7 +29,7 @@ struct PageHuntTests {
             if closedTwice.value { lateGlobalCalls.append(new) }
         }
 
-        let finished = finishesWithoutDeadlock {
+        let finished = finishesWithoutDeadlock(within: 60) {
             let busy = spawn { page.dispatch(MainAction.increment) }
             entered.wait()
             page.close()
@@ -101,7 +101,7 @@ struct PageHuntTests {
             page.consumer.add(\.count, options: .instantly) { _, _ in lateCalls.append("page") }
         }
 
-        let finished = finishesWithoutDeadlock {
+        let finished = finishesWithoutDeadlock(within: 60) {
             let busy = spawn { page.dispatch(MainAction.increment) }
             entered.wait()
             page.close()
@@ -279,7 +279,7 @@ struct PageHuntTests {
             proceed.wait()
         }
         let blocking = global.subscribe(blocker)
-        let finished = await finishesWithoutDeadlock(within: 30) {
+        let finished = await finishesWithoutDeadlock(within: 120) {
             var pages: [PageStore<MainState, AppState>] = []
             var readers: [Task<Void, Never>] = []
             for _ in 0..<50 {

@@ -20,7 +20,7 @@ struct QueueChurnHuntTests {
         let logs = Slot<[Int: Recorder<Call>]>([:])
         let removed = Slot<Set<Int>>([])
         let dispatches = scaled(3_000, sanitized: 300)
-        let finished = finishesWithoutDeadlock {
+        let finished = finishesWithoutDeadlock(within: 60) {
             let dispatching = spawn {
                 for _ in 0..<dispatches { store.dispatch(CounterAction.increment) }
             }
