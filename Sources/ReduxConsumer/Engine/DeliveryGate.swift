@@ -144,8 +144,8 @@ final class DeliveryGate: Sendable {
             if let pending = state.pending[member] {
                 return pending.rebase(old: old)
             }
-            state.carried[member] = old
-            return nil
+            // A value it replaces (none is expected) is released after the lock too.
+            return state.carried.updateValue(old, forKey: member)
         }
         withExtendedLifetime(displaced) {}
     }
