@@ -93,6 +93,11 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
 
     private struct Lifecycle {
         var isClosed = false
+        /// The thread running the first close (its context's identity), and whether that close is
+        /// done; later closes on other threads wait on their semaphores until it is.
+        var closer: ObjectIdentifier?
+        var isCloseDone = false
+        var closeWaiters: [DispatchSemaphore] = []
         /// Made on first use (see ``PageStore/consumer`` and ``PageStore/globalConsumer``).
         var consumer: StateConsumer<State>?
         var globalConsumer: StateConsumer<GlobalState>?
@@ -275,21 +280,52 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     }
 
     private func release() {
-        let (registrations, globalConsumer, consumer) = lifecycle.withLock {
-            lifecycle -> ([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?) in
-            lifecycle.isClosed = true
-            defer { lifecycle.registrations = [] }
-            return (lifecycle.registrations, lifecycle.globalConsumer, lifecycle.consumer)
+        let context = ThreadContext.current
+        let thread = ObjectIdentifier(context)
+        let step = lifecycle.withLock { lifecycle -> CloseStep in
+            guard lifecycle.isClosed else {
+                lifecycle.isClosed = true
+                lifecycle.closer = thread
+                defer { lifecycle.registrations = [] }
+                return .close(lifecycle.registrations, lifecycle.globalConsumer, lifecycle.consumer)
+            }
+            // From inside the first close's own work (a callback it waits for, on this thread):
+            // it cannot wait for itself.
+            guard !lifecycle.isCloseDone, lifecycle.closer != thread else { return .done }
+            let semaphore = DispatchSemaphore(value: 0)
+            lifecycle.closeWaiters.append(semaphore)
+            return .wait(semaphore)
         }
-        for registration in registrations {
-            registration.cancel()
+        switch step {
+        case .close(let registrations, let globalConsumer, let consumer):
+            for registration in registrations {
+                registration.cancel()
+            }
+            globalConsumer?.removeAll()
+            consumer?.removeAll()
+            store.tearDown()
+            let waiters = lifecycle.withLock { lifecycle -> [DispatchSemaphore] in
+                lifecycle.isCloseDone = true
+                defer { lifecycle.closeWaiters = [] }
+                return lifecycle.closeWaiters
+            }
+            for waiter in waiters {
+                waiter.signal()
+            }
+        case .wait(let semaphore):
+            // A later close returns once the first one is done, not before (guarantee 1); parked,
+            // since the first may be waiting for a callback this thread is running.
+            context.parked { semaphore.wait() }
+        case .done:
+            break
         }
-        // Every close does the rest, not only the first: the first may still be waiting for a
-        // callback on another thread (perhaps this one's), and no close may return while a member
-        // can start or an effect can go on (guarantee 1). Each step is idempotent.
-        globalConsumer?.removeAll()
-        consumer?.removeAll()
-        store.tearDown()
+    }
+
+    /// What a call of `release()` does once it has looked at the lifecycle.
+    private enum CloseStep {
+        case close([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?)
+        case wait(DispatchSemaphore)
+        case done
     }
 
     func accepts(_ action: any Action, in method: String) -> Bool {
