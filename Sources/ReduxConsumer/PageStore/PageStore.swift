@@ -88,16 +88,13 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
 
     let store: Store<State>
     private let lifecycle: Lock<Lifecycle>
+    /// The page's one close.
+    private let closing = RunOnce(())
     private let queue: DispatchQueue?
     private let diagnose: @Sendable (String) -> Void
 
     private struct Lifecycle {
         var isClosed = false
-        /// The thread running the first close (its context's identity), and whether that close is
-        /// done; later closes on other threads wait on their semaphores until it is.
-        var closer: ObjectIdentifier?
-        var isCloseDone = false
-        var closeWaiters: [DispatchSemaphore] = []
         /// Made on first use (see ``PageStore/consumer`` and ``PageStore/globalConsumer``).
         var consumer: StateConsumer<State>?
         var globalConsumer: StateConsumer<GlobalState>?
@@ -280,52 +277,21 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     }
 
     private func release() {
-        let context = ThreadContext.current
-        let thread = ObjectIdentifier(context)
-        let step = lifecycle.withLock { lifecycle -> CloseStep in
-            guard lifecycle.isClosed else {
+        // A later close, on another thread, returns once the first one is done (see `RunOnce`).
+        closing.run { _ in
+            let (registrations, globalConsumer, consumer) = lifecycle.withLock {
+                lifecycle -> ([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?) in
                 lifecycle.isClosed = true
-                lifecycle.closer = thread
                 defer { lifecycle.registrations = [] }
-                return .close(lifecycle.registrations, lifecycle.globalConsumer, lifecycle.consumer)
+                return (lifecycle.registrations, lifecycle.globalConsumer, lifecycle.consumer)
             }
-            // From inside the first close's own work (a callback it waits for, on this thread):
-            // it cannot wait for itself.
-            guard !lifecycle.isCloseDone, lifecycle.closer != thread else { return .done }
-            let semaphore = DispatchSemaphore(value: 0)
-            lifecycle.closeWaiters.append(semaphore)
-            return .wait(semaphore)
-        }
-        switch step {
-        case .close(let registrations, let globalConsumer, let consumer):
             for registration in registrations {
                 registration.cancel()
             }
             globalConsumer?.removeAll()
             consumer?.removeAll()
             store.tearDown()
-            let waiters = lifecycle.withLock { lifecycle -> [DispatchSemaphore] in
-                lifecycle.isCloseDone = true
-                defer { lifecycle.closeWaiters = [] }
-                return lifecycle.closeWaiters
-            }
-            for waiter in waiters {
-                waiter.signal()
-            }
-        case .wait(let semaphore):
-            // A later close returns once the first one is done, not before (guarantee 1); parked,
-            // since the first may be waiting for a callback this thread is running.
-            context.parked { semaphore.wait() }
-        case .done:
-            break
         }
-    }
-
-    /// What a call of `release()` does once it has looked at the lifecycle.
-    private enum CloseStep {
-        case close([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?)
-        case wait(DispatchSemaphore)
-        case done
     }
 
     func accepts(_ action: any Action, in method: String) -> Bool {
