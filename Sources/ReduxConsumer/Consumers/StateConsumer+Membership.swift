@@ -157,6 +157,8 @@ extension StateConsumer {
         control.withLock { control in
             guard control.subscription?.epoch == epoch, control.subscription?.host === host else { return false }
             if control.home == nil { control.home = host }
+            // Back on the store it was leaving, in the same job: it stays.
+            if control.home === host { control.isLeaving = false }
             assert(control.home === host, "a consumer attached to a store while its registration is elsewhere")
             return control.home === host
         }
@@ -165,8 +167,29 @@ extension StateConsumer {
     /// Takes the registration out of `host`'s engine and hands it back to the consumer's own host
     /// (made when next needed); call from a job of `host`'s drain. Returns what removals took out,
     /// to release once the caller's work is done.
+    ///
+    /// The registration stays confined to `host`'s drain until the job in progress ends: the
+    /// consumer may be leaving from inside one of its own callbacks, and the pass that called it
+    /// still walks its members when the callback returns. Meanwhile other threads' removals and
+    /// additions go through `host`'s drain (a removal then waits for the call in progress), and a
+    /// state fed by hand follows once the pass is over.
     func leave(_ host: ConsumerHost) -> [any Sendable] {
-        hand(from: host, to: nil)
+        let removed = hand(from: host, to: nil)
+        let isLeaving = control.withLock { $0.isLeaving && $0.home === host }
+        if isLeaving {
+            host.drain.afterCurrentJob(generation: ThreadContext.current.generation) { [self] in
+                let removed = finishLeaving(host)
+                withExtendedLifetime(removed) {}
+            }
+        }
+        return removed
+    }
+
+    /// Ends a ``leave(_:)`` whose job is over, if the consumer has not moved since: applies the
+    /// removals marked meanwhile and lets go of `host`. Call from a job of `host`'s drain; returns
+    /// what those removals took out, to release once the caller's work is done.
+    func finishLeaving(_ host: ConsumerHost) -> [any Sendable] {
+        hand(from: host, to: nil, finishing: true)
     }
 
     /// Moves the registration from `from` to `to` (`nil`: no host until one is needed), from a job
@@ -174,10 +197,18 @@ extension StateConsumer {
     /// threads marked on that drain, all under the consumer's lock, so no removal decided against
     /// `from` is lost and none runs against `to` before the registration is there. With `epoch`, it
     /// moves only if subscription `epoch` to `to` is still on.
-    private func hand(from: ConsumerHost, to: ConsumerHost?, ifSubscribed epoch: UInt64? = nil) -> [any Sendable] {
+    private func hand(
+        from: ConsumerHost,
+        to: ConsumerHost?,
+        ifSubscribed epoch: UInt64? = nil,
+        finishing: Bool = false
+    ) -> [any Sendable] {
         control.withLock { control in
             if let epoch, control.subscription?.epoch != epoch || control.subscription?.host !== to {
                 return []  // the subscription it was moving for has ended
+            }
+            if finishing, !control.isLeaving {
+                return []  // it came back, or moved on, since it began to leave
             }
             // A move for a subscription also claims a registration that its last store let go
             // (`nil`): nothing else can reach it meanwhile. Otherwise only from where it is: a
@@ -199,7 +230,13 @@ extension StateConsumer {
             if registration.engine === from.engine.value {
                 from.engine.value.detach(registration)
             }
-            control.home = to
+            if to == nil, !finishing {
+                // Leaving: confined to `from` until its job in progress ends (see `leave`).
+                control.isLeaving = true
+            } else {
+                control.home = to
+                control.isLeaving = false
+            }
             return removed
         }
     }

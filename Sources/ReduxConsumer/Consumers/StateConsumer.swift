@@ -92,15 +92,37 @@ public final class StateConsumer<State: Sendable>: Sendable {
                     "StateConsumer<\(State.self)>.consume(newState:) was called while the consumer is subscribed to \(subscription.host); a consumer is fed by one source at a time. Cancel the subscription first, or feed it only from the store."
                 )
             }
+            // Still leaving a store whose job is in progress: the state goes there first, and
+            // follows the registration home once that job is over.
+            if control.isLeaving, let home = control.home { return home }
             return control.ownHost()
         }
         let context = ThreadContext.current
         let generation = context.isHolder ? context.generation + 1 : 0
         host.drain.submit(.dispatch, generation: generation) { [self] in
-            guard control.withLock({ $0.home === host }) else { return }
-            var state = newState
-            withUnsafeMutablePointer(to: &state) { feed(UnsafeMutableRawPointer($0), in: host) }
+            guard control.withLock({ $0.existingOwnHost !== host }) else {
+                feed(newState, on: host)
+                return
+            }
+            let removed = finishLeaving(host)
+            let own = control.withLock { control -> ConsumerHost? in
+                // Subscribed to a store meanwhile: that store feeds it now.
+                guard control.subscription == nil, !control.isLeaving else { return nil }
+                return control.ownHost()
+            }
+            if let own {
+                own.drain.submit(.dispatch, generation: generation) { [self] in feed(newState, on: own) }
+            }
+            withExtendedLifetime(removed) {}
         }
+    }
+
+    /// Feeds `newState` to the registration on the consumer's own host, from a job of its drain,
+    /// unless the consumer moved to a store since the state was passed.
+    private func feed(_ newState: State, on host: ConsumerHost) {
+        guard control.withLock({ $0.home === host }) else { return }
+        var state = newState
+        withUnsafeMutablePointer(to: &state) { feed(UnsafeMutableRawPointer($0), in: host) }
     }
 
     /// Removes the member `token` names: once this returns, its callback is never started again,
@@ -243,6 +265,9 @@ struct ConsumerControl {
     let stateType: any Sendable.Type
     /// The host whose drain the registration is confined to; `nil` until first needed.
     var home: ConsumerHost?
+    /// Whether the registration is leaving `home`, a store, whose job in progress may still walk
+    /// its members: it stays confined there until that job ends (see ``StateConsumer/leave(_:)``).
+    var isLeaving = false
     /// The consumer's own host, made on first use (a consumer fed by hand, or with members added
     /// before it is subscribed).
     private var own: ConsumerHost?

@@ -208,6 +208,13 @@ final class Drain: @unchecked Sendable {
         }
     }
 
+    /// Runs `job` right after the job in progress, before any other; call from a job of this
+    /// drain, for work that must wait until the job's user code (a pass's callbacks) is over.
+    func afterCurrentJob(generation: Int, _ job: @escaping DrainJob) {
+        assertOwned(by: .current)
+        local.append((job, generation))
+    }
+
     /// Queues `job` behind the jobs queued so far, without waiting; call from a job of this drain,
     /// for work that must follow them (``submit(_:generation:_:queueing:)`` would run it first).
     func queueBehindQueuedJobs(generation: Int, _ job: @escaping DrainJob) {
