@@ -195,9 +195,10 @@ extension StateConsumer {
         guard !options.contains(.pulse) else {
             return register(selection, isEqual: nil, options: options, owner: owner, callback: callback)
         }
+        let reserved = reserveMember(owner: owner, isIsolated: callback.isIsolated)
         return enroll(
             Self.enrollment(
-                id: reserveMemberID(owner: owner),
+                id: reserved.id,
                 key: key,
                 selection: selection,
                 // A function reference, no context: the evaluation is made with the member's group.
@@ -205,7 +206,8 @@ extension StateConsumer {
                 isSame: { $0 == $1 },
                 options: options,
                 callback: callback
-            )
+            ),
+            on: reserved
         )
     }
 
@@ -219,16 +221,18 @@ extension StateConsumer {
         owner: (any OwnerTracking)? = nil,
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
-        enroll(
+        let reserved = reserveMember(owner: owner, isIsolated: callback.isIsolated)
+        return enroll(
             Self.enrollment(
-                id: reserveMemberID(owner: owner),
+                id: reserved.id,
                 key: nil,
                 selection: selection,
                 makeEvaluator: { TypedGroup<State, Value>.evaluator($0, isEqual: isEqual) },
                 isSame: isEqual,
                 options: options,
                 callback: callback
-            )
+            ),
+            on: reserved
         )
     }
 

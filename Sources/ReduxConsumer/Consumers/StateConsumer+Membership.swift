@@ -1,15 +1,19 @@
 extension StateConsumer {
     /// A new member identifier, counted as live from now on (its add admits it only if it is still
-    /// live when the add runs); `owner` is the member's owner, for an `owner:` member.
+    /// live when the add runs), and the host to admit it on; `owner` is the member's owner, for an
+    /// `owner:` member, and `isIsolated` says whether it runs on an actor.
     @usableFromInline
-    func reserveMemberID(owner: (any OwnerTracking)? = nil) -> UInt64 {
+    func reserveMember(owner: (any OwnerTracking)?, isIsolated: Bool) -> ReservedMember {
         control.withLock { control in
             control.lastMemberID += 1
             control.live.insert((), identifier: control.lastMemberID)
             if let owner {
                 control.owners[control.lastMemberID] = owner
             }
-            return control.lastMemberID
+            if isIsolated {
+                control.hasIsolatedMembers = true
+            }
+            return ReservedMember(id: control.lastMemberID, host: control.currentHost())
         }
     }
 
@@ -21,9 +25,12 @@ extension StateConsumer {
     /// inside another store's callbacks while this consumer's store is busy on a third thread, the
     /// add is queued behind the store's current action; removing the member before it ran cancels
     /// it.
+    ///
+    /// `reserved.host` was the consumer's host when the member was reserved: if the consumer has
+    /// moved since, the add follows it.
     @usableFromInline
-    func enroll(_ enrollment: Enrollment) -> ConsumerToken {
-        let host = control.withLock { $0.currentHost() }
+    func enroll(_ enrollment: Enrollment, on reserved: ReservedMember) -> ConsumerToken {
+        let host = reserved.host
         // Run at once when the drain is idle (nothing allocated); the escaping copy is made only
         // when the add must wait behind another thread's work.
         ThreadContext.withCurrent { context in
@@ -255,4 +262,17 @@ private enum AddVerdict {
     case cancelled
     /// The consumer moved to another host: the add follows it.
     case moved
+}
+
+/// A member identifier reserved by ``StateConsumer/reserveMember(owner:isIsolated:)``, and the host
+/// its add runs on (found under the same lock).
+@usableFromInline
+struct ReservedMember {
+    @usableFromInline let id: UInt64
+    let host: ConsumerHost
+
+    init(id: UInt64, host: ConsumerHost) {
+        self.id = id
+        self.host = host
+    }
 }

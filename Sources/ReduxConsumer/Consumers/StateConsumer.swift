@@ -139,20 +139,24 @@ public final class StateConsumer<State: Sendable>: Sendable {
     /// Removes every member, with the guarantees of ``remove(_:)``.
     public func removeAll() {
         var last: UInt64 = 0
+        var dropsOnActors = false
         removeMembers { control in
             control.live.clear()
             control.owners.removeAll()
             last = control.lastMemberID
+            dropsOnActors = control.hasIsolatedMembers
             return .everyMember(through: last)
         }
         // Only the members removed: one added since (from another thread, or by a callback this
         // removal waited for) may have a call pending already.
-        routes.drop(through: last)
+        routes.drop(through: last, onActors: dropsOnActors)
     }
 
     /// Removes one member by identifier.
     func remove(member id: UInt64) {
+        var dropsOnActors = false
         removeMembers { control in
+            dropsOnActors = control.hasIsolatedMembers
             if !control.owners.isEmpty {
                 control.owners.removeValue(forKey: id)
             }
@@ -163,7 +167,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
             control.live.remove(id)
             return .member(id)
         }
-        routes.drop(id)
+        routes.drop(id, onActors: dropsOnActors)
     }
 
     /// Removes a scope of the registration: decided under the consumer's lock (so the consumer
@@ -281,6 +285,9 @@ struct ConsumerControl {
     var live = SlotList<Void>()
     /// Members added with an owner, to leave their dead owners out of ``StateConsumer/count``.
     var owners: [UInt64: any OwnerTracking] = [:]
+    /// Whether a member on an actor was ever added: only then may a removal find calls of its
+    /// members waiting at the actors' gate.
+    var hasIsolatedMembers = false
 
     init(stateType: any Sendable.Type) {
         self.stateType = stateType

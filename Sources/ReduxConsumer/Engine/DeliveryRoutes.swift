@@ -22,16 +22,22 @@ final class DeliveryRoutes: Sendable {
         }
     }
 
-    /// Drops `member`'s pending calls and waits for one in progress (see ``DeliveryGate/drop(_:)``).
-    func drop(_ member: UInt64) {
+    /// Drops `member`'s pending calls and waits for one in progress (see ``DeliveryGate/drop(_:)``);
+    /// at the actors' gate too when `onActors` (the consumer has had members on actors).
+    func drop(_ member: UInt64, onActors: Bool) {
         queue?.drop(member)
-        actorGate.withLock { $0 }?.drop(member)
+        if onActors {
+            actorGate.withLock { $0 }?.drop(member)
+        }
     }
 
-    /// Drops the pending calls of the members up to `last` (see ``DeliveryGate/drop(through:)``).
-    func drop(through last: UInt64) {
+    /// Drops the pending calls of the members up to `last` (see ``DeliveryGate/drop(through:)``);
+    /// at the actors' gate too when `onActors`.
+    func drop(through last: UInt64, onActors: Bool) {
         queue?.drop(through: last)
-        actorGate.withLock { $0 }?.drop(through: last)
+        if onActors {
+            actorGate.withLock { $0 }?.drop(through: last)
+        }
     }
 
     /// Drops every pending call of members that stay (see ``DeliveryGate/withdrawAll()``).
