@@ -121,6 +121,11 @@ extension StateConsumer {
     /// equality. `isEqual` replaces `==`, which is not consulted. With ``ConsumeOptions/pulse``,
     /// `.pulse` wins: the member fires for every new state and `isEqual` is not consulted either.
     ///
+    /// Make `isEqual` an equivalence (reflexive, symmetric, transitive), as `==` is: a consumer
+    /// with a queue merges changes that arrive faster than the queue runs and compares the first
+    /// `old` with the latest `new` once, so with a looser predicate ("within 5 of each other") it
+    /// can skip a change that a member called in place hears.
+    ///
     /// - Parameters:
     ///   - keyPath: The selected property.
     ///   - isEqual: Returns `true` when two values count as the same (no callback).

@@ -3,7 +3,7 @@
 /// The callback gets the owner as an argument instead of capturing it, so the member never keeps
 /// its owner alive. Once the owner is gone the member is inert: its callback is never called again,
 /// the consumer's `count` leaves it out, and it removes itself the next time its value changes
-/// (or when another member is added to the consumer). The link holds its consumer weakly too: no
+/// (until then it costs its slot and its evaluation). The link holds its consumer weakly too: no
 /// path leads from a member back to its consumer, so nothing here can form a cycle.
 @usableFromInline
 final class OwnerLink<Owner: AnyObject & Sendable>: OwnerTracking, Sendable {
