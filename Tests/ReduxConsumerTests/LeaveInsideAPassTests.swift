@@ -110,4 +110,78 @@ struct LeaveInsideAPassTests {
         #expect(heard.values.map { [$0.0, $0.1] } == [[0, 1], [1, 7], [7, 8], [8, 9]])
         #expect(store.subscriberCount == 0)
     }
+
+    @Test func consumersLeavingFromTheirOwnCallbacksWhileOtherThreadsChurnTheirMembers() {
+        let consumerCount = 4
+        let dispatchesPerThread = scaled(4_000, sanitized: 800)
+        let store = makeStore()
+        let consumers = (0..<consumerCount).map { _ in StateConsumer<AppState>() }
+        let handles = (0..<consumerCount).map { _ in Lock<Subscription?>(nil) }
+        for (index, consumer) in consumers.enumerated() {
+            // Leaves its store from inside its own callback now and then.
+            consumer.add(\.counter) { _, new in
+                guard new.isMultiple(of: 7 + index) else { return }
+                handles[index].withLock { $0 }?.cancel()
+            }
+            handles[index].withLock { $0 = store.subscribe(consumer) }
+        }
+        let probes = Lock<[CallProbe]>([])
+        let isDispatching = Lock(true)
+        let finished = finishesWithoutDeadlock(within: scaled(60, sanitized: 300)) {
+            let dispatchers = (0..<2).map { _ in
+                spawn { for _ in 0..<dispatchesPerThread { store.dispatch(CounterAction.increment) } }
+            }
+            // Subscribes back whichever consumer left.
+            let returner = spawn {
+                while isDispatching.withLock({ $0 }) {
+                    for (index, consumer) in consumers.enumerated()
+                    where handles[index].withLock({ $0?.isCancelled != false }) {
+                        // Outside the lock: the subscription's first calls run here.
+                        let handle = store.subscribe(consumer)
+                        handles[index].withLock { $0 = handle }
+                    }
+                }
+            }
+            // Adds members and removes them again, each watched by a probe.
+            let churners = (0..<2).map { thread in
+                spawn {
+                    var random = SplitMix64(seed: 0x1EA7_0000 + UInt64(thread))
+                    var live: [(ConsumerToken, StateConsumer<AppState>, CallProbe)] = []
+                    while isDispatching.withLock({ $0 }) {
+                        if live.count < 3 || random.next() % 2 == 0, live.count < 6 {
+                            let consumer = consumers[Int(random.next() % UInt64(consumerCount))]
+                            let probe = CallProbe("member on thread \(thread)", .forward)
+                            probes.withLock { $0.append(probe) }
+                            let token = consumer.add(\.counter) { old, new in probe.call(old: old, new: new) }
+                            live.append((token, consumer, probe))
+                        } else {
+                            let (token, consumer, probe) = live.remove(at: Int(random.next() % UInt64(live.count)))
+                            if random.next() % 2 == 0 { consumer.remove(token) } else { token.cancel() }
+                            probe.removed()
+                        }
+                    }
+                    for (token, _, probe) in live {
+                        token.cancel()
+                        probe.removed()
+                    }
+                }
+            }
+            for thread in dispatchers { thread.wait() }
+            isDispatching.withLock { $0 = false }
+            returner.wait()
+            for thread in churners { thread.wait() }
+        }
+        guard finished else { return }
+        #expect(store.state.counter == 2 * dispatchesPerThread)
+        for probe in probes.withLock({ $0 }) {
+            let report = probe.report
+            #expect(report.lateCalls == 0, "\(probe.name): \(report)")
+            #expect(report.disorders == 0, "\(probe.name): \(report)")
+        }
+        for (index, consumer) in consumers.enumerated() {
+            #expect(consumer.count == 1)
+            handles[index].withLock { $0 }?.cancel()
+        }
+        #expect(store.subscriberCount == 0)
+    }
 }

@@ -129,11 +129,18 @@ extension StateConsumer {
     /// ``handOver(from:to:epoch:)``), never from here, where it may still be in that store's engine.
     func move(to host: ConsumerHost, epoch: UInt64) -> ConsumerHost? {
         let (from, own) = control.withLock { control -> (ConsumerHost?, ConsumerHost?) in
-            guard let home = control.home, home !== host else {
-                // Nowhere (it claims `host` when it is attached), or on `host` already, where a
-                // queued removal of an earlier subscription runs before the attachment.
+            guard let home = control.home else {
+                // Nowhere: `host`'s from now on, while the subscription is on, so that a removal
+                // or an add from another thread before the attachment goes to `host`'s drain
+                // (behind it) instead of claiming the consumer's own host in between.
+                if control.subscription?.epoch == epoch, control.subscription?.host === host {
+                    control.home = host
+                }
                 return (nil, nil)
             }
+            // On `host` already, a queued removal of an earlier subscription runs before the
+            // attachment.
+            guard home !== host else { return (nil, nil) }
             return (home, control.existingOwnHost)
         }
         guard let from else { return nil }
@@ -164,16 +171,14 @@ extension StateConsumer {
         control.withLock { control in
             guard control.subscription?.epoch == epoch, control.subscription?.host === host else { return false }
             if control.home == nil { control.home = host }
-            // Back on the store it was leaving, in the same job: it stays.
-            if control.home === host { control.isLeaving = false }
             assert(control.home === host, "a consumer attached to a store while its registration is elsewhere")
             return control.home === host
         }
     }
 
-    /// Takes the registration out of `host`'s engine and hands it back to the consumer's own host
-    /// (made when next needed); call from a job of `host`'s drain. Returns what removals took out,
-    /// to release once the caller's work is done.
+    /// Takes the registration out of `host`'s engine, to go back to the consumer's own host (made
+    /// when next needed); call from a job of `host`'s drain. Returns what removals took out, to
+    /// release once the caller's work is done.
     ///
     /// The registration stays confined to `host`'s drain until the job in progress ends: the
     /// consumer may be leaving from inside one of its own callbacks, and the pass that called it
@@ -182,46 +187,54 @@ extension StateConsumer {
     /// state fed by hand follows once the pass is over.
     func leave(_ host: ConsumerHost) -> [any Sendable] {
         let removed = hand(from: host, to: nil)
-        let isLeaving = control.withLock { $0.isLeaving && $0.home === host }
-        if isLeaving {
-            host.drain.afterCurrentJob(generation: ThreadContext.current.generation) { [self] in
-                let removed = finishLeaving(host)
-                withExtendedLifetime(removed) {}
-            }
+        host.drain.afterCurrentJob(generation: ThreadContext.current.generation) { [self] in
+            let removed = release(host)
+            withExtendedLifetime(removed) {}
         }
         return removed
     }
 
-    /// Ends a ``leave(_:)`` whose job is over, if the consumer has not moved since: applies the
-    /// removals marked meanwhile and lets go of `host`. Call from a job of `host`'s drain; returns
-    /// what those removals took out, to release once the caller's work is done.
-    func finishLeaving(_ host: ConsumerHost) -> [any Sendable] {
-        hand(from: host, to: nil, finishing: true)
+    /// Lets go of `host`, a store's host the registration stayed on after its subscription ended
+    /// (see ``leave(_:)``), unless a new subscription is on (its attachment or hand-over is queued
+    /// on `host`'s drain, behind this job). Call from a job of `host`'s drain outside any pass;
+    /// returns what removals marked meanwhile took out, to release once the caller's work is done.
+    func release(_ host: ConsumerHost) -> [any Sendable] {
+        hand(from: host, to: nil, releasing: true)
     }
 
     /// Moves the registration from `from` to `to` (`nil`: no host until one is needed), from a job
     /// of `from`'s drain: detaches it from `from`'s engine and does the member removals other
     /// threads marked on that drain, all under the consumer's lock, so no removal decided against
-    /// `from` is lost and none runs against `to` before the registration is there. With `epoch`, it
-    /// moves only if subscription `epoch` to `to` is still on.
+    /// `from` is lost and none runs against `to` before the registration is there.
+    ///
+    /// With `epoch`, it moves only if subscription `epoch` to `to` is still on; if that one ended
+    /// and no other began, it lets go of `from` instead. With `to == nil` it stays confined to
+    /// `from` until ``release(_:)`` (see ``leave(_:)``), which lets go of `from` only if no
+    /// subscription is on.
     private func hand(
         from: ConsumerHost,
         to: ConsumerHost?,
         ifSubscribed epoch: UInt64? = nil,
-        finishing: Bool = false
+        releasing: Bool = false
     ) -> [any Sendable] {
         control.withLock { control in
+            var to = to
+            var releasing = releasing
             if let epoch, control.subscription?.epoch != epoch || control.subscription?.host !== to {
-                return []  // the subscription it was moving for has ended
+                // The subscription it was moving for has ended: a registration that waited here
+                // for it goes home, unless another subscription began (whose own job moves it).
+                guard control.subscription == nil, control.home === from else { return [] }
+                to = nil
+                releasing = true
             }
-            if finishing, !control.isLeaving {
-                return []  // it came back, or moved on, since it began to leave
+            if releasing, control.subscription != nil {
+                return []  // subscribed again since it left: it stays for that subscription
             }
             // A move for a subscription also claims a registration that its last store let go
             // (`nil`): nothing else can reach it meanwhile. Otherwise only from where it is: a
             // removal queued here that runs after its store's thread handed the consumer on finds
             // it on another drain, and must not touch it.
-            guard control.home === from || (epoch != nil && control.home == nil) else { return [] }
+            guard control.home === from || (epoch != nil && to != nil && control.home == nil) else { return [] }
             let registration = members.registration(in: from)
             var removed: [any Sendable] = []
             for scope in from.drain.markedRemovals(of: members.tag) {
@@ -237,12 +250,8 @@ extension StateConsumer {
             if registration.engine === from.engine.value {
                 from.engine.value.detach(registration)
             }
-            if to == nil, !finishing {
-                // Leaving: confined to `from` until its job in progress ends (see `leave`).
-                control.isLeaving = true
-            } else {
+            if to != nil || releasing {
                 control.home = to
-                control.isLeaving = false
             }
             return removed
         }

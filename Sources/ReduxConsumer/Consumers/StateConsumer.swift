@@ -92,9 +92,9 @@ public final class StateConsumer<State: Sendable>: Sendable {
                     "StateConsumer<\(State.self)>.consume(newState:) was called while the consumer is subscribed to \(subscription.host); a consumer is fed by one source at a time. Cancel the subscription first, or feed it only from the store."
                 )
             }
-            // Still leaving a store whose job is in progress: the state goes there first, and
+            // Still on a store it left, whose job is in progress: the state goes there first, and
             // follows the registration home once that job is over.
-            if control.isLeaving, let home = control.home { return home }
+            if let home = control.home, home !== control.existingOwnHost { return home }
             return control.ownHost()
         }
         let context = ThreadContext.current
@@ -104,10 +104,11 @@ public final class StateConsumer<State: Sendable>: Sendable {
                 feed(newState, on: host)
                 return
             }
-            let removed = finishLeaving(host)
+            let removed = release(host)
             let own = control.withLock { control -> ConsumerHost? in
                 // Subscribed to a store meanwhile: that store feeds it now.
-                guard control.subscription == nil, !control.isLeaving else { return nil }
+                guard control.subscription == nil, control.home == nil || control.home === control.existingOwnHost
+                else { return nil }
                 return control.ownHost()
             }
             if let own {
@@ -267,11 +268,10 @@ public final class StateConsumer<State: Sendable>: Sendable {
 struct ConsumerControl {
     /// The consumer's state type, for its own host's messages.
     let stateType: any Sendable.Type
-    /// The host whose drain the registration is confined to; `nil` until first needed.
+    /// The host whose drain the registration is confined to; `nil` until first needed. A store's
+    /// host while no subscription is on only briefly, until the job in which the consumer left it
+    /// is over (see ``StateConsumer/leave(_:)``).
     var home: ConsumerHost?
-    /// Whether the registration is leaving `home`, a store, whose job in progress may still walk
-    /// its members: it stays confined there until that job ends (see ``StateConsumer/leave(_:)``).
-    var isLeaving = false
     /// The consumer's own host, made on first use (a consumer fed by hand, or with members added
     /// before it is subscribed).
     private var own: ConsumerHost?
