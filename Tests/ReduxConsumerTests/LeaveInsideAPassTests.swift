@@ -117,7 +117,9 @@ struct LeaveInsideAPassTests {
         let store = makeStore()
         let consumers = (0..<consumerCount).map { _ in StateConsumer<AppState>() }
         let handles = (0..<consumerCount).map { _ in Lock<Subscription?>(nil) }
+        let heardLast = (0..<consumerCount).map { _ in Lock(0) }
         for (index, consumer) in consumers.enumerated() {
+            consumer.add(\.counter) { _, new in heardLast[index].withLock { $0 = new } }
             // Leaves its store from inside its own callback now and then.
             consumer.add(\.counter) { _, new in
                 guard new.isMultiple(of: 7 + index) else { return }
@@ -173,13 +175,22 @@ struct LeaveInsideAPassTests {
         }
         guard finished else { return }
         #expect(store.state.counter == 2 * dispatchesPerThread)
+        // Every consumer, subscribed again if it left, hears the next state.
+        for (index, consumer) in consumers.enumerated() where handles[index].withLock({ $0?.isCancelled != false }) {
+            let handle = store.subscribe(consumer)
+            handles[index].withLock { $0 = handle }
+        }
+        store.dispatch(CounterAction.set(-1))
+        for index in consumers.indices {
+            #expect(heardLast[index].withLock { $0 } == -1, "consumer \(index) was not fed")
+        }
         for probe in probes.withLock({ $0 }) {
             let report = probe.report
             #expect(report.lateCalls == 0, "\(probe.name): \(report)")
             #expect(report.disorders == 0, "\(probe.name): \(report)")
         }
         for (index, consumer) in consumers.enumerated() {
-            #expect(consumer.count == 1)
+            #expect(consumer.count == 2)
             handles[index].withLock { $0 }?.cancel()
         }
         #expect(store.subscriberCount == 0)
