@@ -195,4 +195,84 @@ struct LeaveInsideAPassTests {
         }
         #expect(store.subscriberCount == 0)
     }
+
+    @Test func consumersHoppingBetweenTwoStoresAndFedByHandWhileOtherThreadsChurnTheirMembers() {
+        let consumerCount = 3
+        let dispatchesPerThread = scaled(3_000, sanitized: 600)
+        let stores = [makeStore(), makeStore()]
+        let consumers = (0..<consumerCount).map { _ in StateConsumer<AppState>() }
+        let handles = (0..<consumerCount).map { _ in Lock<Subscription?>(nil) }
+        let heardLast = (0..<consumerCount).map { _ in Lock(0) }
+        let probes = Lock<[CallProbe]>([])
+        let isDispatching = Lock(true)
+        for (index, consumer) in consumers.enumerated() {
+            consumer.add(\.counter) { _, new in heardLast[index].withLock { $0 = new } }
+            consumer.add(\.counter) { _, new in
+                guard new.isMultiple(of: 5 + index), isDispatching.withLock({ $0 }) else { return }
+                handles[index].withLock { $0 }?.cancel()
+            }
+        }
+        let finished = finishesWithoutDeadlock(within: scaled(60, sanitized: 300)) {
+            let dispatchers = stores.map { store in
+                spawn { for _ in 0..<dispatchesPerThread { store.dispatch(CounterAction.increment) } }
+            }
+            // Subscribes a consumer that left to one of the stores, or feeds it a state by hand.
+            let hopper = spawn {
+                var random = SplitMix64(seed: 0x40_9900)
+                while isDispatching.withLock({ $0 }) {
+                    for (index, consumer) in consumers.enumerated()
+                    where handles[index].withLock({ $0?.isCancelled != false }) {
+                        switch random.next() % 3 {
+                        case 0: consumer.consume(newState: AppState(counter: Int(random.next() % 1_000)))
+                        default:
+                            let handle = stores[Int(random.next() % 2)].subscribe(consumer)
+                            handles[index].withLock { $0 = handle }
+                        }
+                    }
+                }
+            }
+            let churner = spawn {
+                var random = SplitMix64(seed: 0x40_9901)
+                var live: [(ConsumerToken, StateConsumer<AppState>, CallProbe)] = []
+                while isDispatching.withLock({ $0 }) {
+                    if live.count < 4 {
+                        let consumer = consumers[Int(random.next() % UInt64(consumerCount))]
+                        // Values jump between stores and hand-fed states: only lateness is checked.
+                        let probe = CallProbe("churned member")
+                        probes.withLock { $0.append(probe) }
+                        let token = consumer.add(\.name) { _, _ in probe.call(old: 0, new: 1) }
+                        live.append((token, consumer, probe))
+                    } else {
+                        let (token, consumer, probe) = live.remove(at: Int(random.next() % UInt64(live.count)))
+                        if random.next() % 2 == 0 { consumer.remove(token) } else { token.cancel() }
+                        probe.removed()
+                    }
+                }
+                for (token, _, probe) in live {
+                    token.cancel()
+                    probe.removed()
+                }
+            }
+            for thread in dispatchers { thread.wait() }
+            isDispatching.withLock { $0 = false }
+            hopper.wait()
+            churner.wait()
+        }
+        guard finished else { return }
+        for probe in probes.withLock({ $0 }) {
+            #expect(probe.report.lateCalls == 0, "\(probe.report)")
+        }
+        // Each consumer, subscribed to the first store at the end, hears its next state.
+        for (index, consumer) in consumers.enumerated() {
+            handles[index].withLock { $0 }?.cancel()
+            let handle = stores[0].subscribe(consumer)
+            handles[index].withLock { $0 = handle }
+        }
+        stores[0].dispatch(CounterAction.set(-1))
+        for index in consumers.indices {
+            #expect(heardLast[index].withLock { $0 } == -1, "consumer \(index) was not fed")
+            handles[index].withLock { $0 }?.cancel()
+        }
+        #expect(stores.allSatisfy { $0.subscriberCount == 0 })
+    }
 }
