@@ -279,9 +279,4 @@ private enum AddVerdict {
 struct ReservedMember {
     @usableFromInline let id: UInt64
     let host: ConsumerHost
-
-    init(id: UInt64, host: ConsumerHost) {
-        self.id = id
-        self.host = host
-    }
 }
