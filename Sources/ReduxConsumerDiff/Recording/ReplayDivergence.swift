@@ -48,9 +48,10 @@ public struct ReplayDivergence: Sendable {
         self.diff = diff
     }
 
-    /// The divergence in words, then the diff indented by two spaces, one change per line.
+    /// The divergence in words, on one line (the action's description with its control characters
+    /// escaped), then the diff indented by two spaces, one change per line.
     public var description: String {
-        var text = "replay diverged after action \(index), \(actionDescription)"
+        var text = "replay diverged after action \(index), \(actionDescription.escapingControlCharacters())"
         if let recordedHash, let replayedHash {
             text += ": state hash \(hexadecimal(recordedHash)) recorded, \(hexadecimal(replayedHash)) replayed"
         }

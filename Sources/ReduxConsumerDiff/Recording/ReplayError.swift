@@ -91,8 +91,18 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// What happened, without the location; for a divergence, followed by the state diff.
+    /// What happened, without the location, in one line: text taken from the recording (a type
+    /// name, a version, the recorder's error) shows its line breaks and other control characters
+    /// escaped (`\n`, `\u{1B}`). A divergence is followed by the state diff, one change per line.
     public var message: String {
+        if case .diverged(let divergence) = kind {
+            return divergence.description
+        }
+        return summary.escapingControlCharacters()
+    }
+
+    /// The message of any kind but a divergence, with the text from the recording as it came.
+    private var summary: String {
         switch kind {
         case .unreadable(let reason):
             return "cannot read the recording: \(reason)"
@@ -133,9 +143,10 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `source:line: error: message`, as compilers print errors.
+    /// `source:line: error: message`, as compilers print errors; the source, like the message,
+    /// with its control characters escaped.
     public var description: String {
-        "\(source):\(line): error: \(message)"
+        "\(source.escapingControlCharacters()):\(line): error: \(message)"
     }
 }
 
