@@ -247,8 +247,7 @@ final class RecorderScratch {
     let hash = HashScratch()
 
     init() {
-        // A line's envelope is one level: what it holds may use the rest that a reader accepts.
-        line = EncodingStream(sink: json, maximumLevel: JSONDocument.maximumDepth - 2)
+        line = EncodingStream(sink: json, maximumLevel: EncodingStream.recordableLevel)
     }
 }
 

@@ -58,8 +58,9 @@ public struct StateHash<State: Sendable>: Sendable {
     ///
     /// - Parameter state: The state to hash.
     /// - Returns: The hash, the same for equal states in every process.
-    /// - Throws: The error of a state ``structural`` cannot encode (an `encode(to:)` that throws).
-    ///   A NaN does not throw: every NaN hashes alike.
+    /// - Throws: The error of a state ``structural`` cannot encode (an `encode(to:)` that throws,
+    ///   or a state nested deeper than a recording can hold). A NaN does not throw: every NaN
+    ///   hashes alike.
     public func callAsFunction(_ state: State) throws -> UInt64 {
         try compute(state, HashScratch())
     }
@@ -71,6 +72,12 @@ extension StateHash where State: Encodable {
     /// Field order, dictionary order and set order do not matter; values, keys and array order do.
     /// Scalars are compared as JSON would hold them (an `Int8` and an `Int` with the same value hash
     /// alike). Its cost is linear in the size of the state; see the type's documentation.
+    ///
+    /// A state nested deeper than a recording's snapshot can hold (511 levels of containers, as
+    /// its JSON would be), or with more than 1,024 values wrapped one inside another in
+    /// single-value containers, is an `EncodingError` that says so, never a stack overflow: a
+    /// snapshot has the same limits, and recording stops there with
+    /// ``RecordingError/Kind/stateNotEncodable(reason:)``.
     public static var structural: StateHash<State> {
         StateHash(name: structuralName) { state, scratch in try scratch.structuralHash(of: state) }
     }
@@ -83,7 +90,9 @@ final class HashScratch {
     private let stream: EncodingStream
 
     init() {
-        stream = EncodingStream(sink: sink)
+        // The limit of a snapshot: a state is hashed only as deep as a recording can hold it,
+        // and deeper is an error rather than a recursion as deep as the state.
+        stream = EncodingStream(sink: sink, maximumLevel: EncodingStream.recordableLevel)
     }
 
     func structuralHash<Value: Encodable>(of value: Value) throws -> UInt64 {

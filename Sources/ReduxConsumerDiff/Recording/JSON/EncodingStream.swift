@@ -21,6 +21,9 @@ final class EncodingStream {
     @exclusivity(unchecked) private var nextFrameID = 0
     /// A key or an array slot was written and its value has not started yet.
     @exclusivity(unchecked) private var isValuePending = false
+    /// How many values are being encoded in single-value containers, one inside another: they
+    /// add no level, so the level limit alone would not bound the recursion.
+    @exclusivity(unchecked) private var wrappingDepth = 0
     /// A misuse found where no error can be thrown (creating a container); thrown at the next write.
     @exclusivity(unchecked) private var misuse: String?
     /// Which types are sets or dictionaries: the cast that tells costs far more than a lookup.
@@ -35,6 +38,14 @@ final class EncodingStream {
 
     /// The deepest container level a value may open (0 is the top-level value's own container).
     private let maximumLevel: Int
+
+    /// The deepest container level of a value a recording can hold: a line's envelope takes one of
+    /// the levels a reader accepts (``JSONDocument/maximumDepth``), the value the rest.
+    static let recordableLevel = JSONDocument.maximumDepth - 2
+
+    /// The most values encoded in single-value containers one inside another (a wrapper's value,
+    /// an optional's), all levels together: two for each level a recording holds.
+    static let maximumWrappingDepth = 2 * JSONDocument.maximumDepth
 
     /// - Parameters:
     ///   - sink: Where the events go.
@@ -61,6 +72,7 @@ final class EncodingStream {
             frames.removeAll(keepingCapacity: true)
         }
         misuse = nil
+        wrappingDepth = 0
         isValuePending = true
         try encodeValue(value, level: 0, fillsEmptyValue: false)
         if let misuse {
@@ -84,6 +96,19 @@ final class EncodingStream {
             // An `encode(to:)` that wrote nothing: an empty object, as Foundation's encoder writes.
             writeEmptyObject()
         }
+    }
+
+    /// Encodes `value` as the value of a single-value container at `level`: in its place, and
+    /// counted so that wrappers inside wrappers stop with an error instead of overflowing the stack.
+    func encodeWrapped<Value: Encodable>(_ value: Value, level: Int) throws {
+        guard wrappingDepth < Self.maximumWrappingDepth else {
+            throw Self.error(
+                "the value nests more than \(Self.maximumWrappingDepth) values in single-value containers, "
+                    + "one inside another")
+        }
+        wrappingDepth += 1
+        defer { wrappingDepth -= 1 }
+        try encodeValue(value, level: level)
     }
 
     /// Whether values of `type` are unordered collections (``UnorderedEncodable``).

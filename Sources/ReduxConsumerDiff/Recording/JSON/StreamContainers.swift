@@ -148,7 +148,7 @@ struct StreamSingleValueContainer: SingleValueEncodingContainer {
 
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         try stream.beginScalar(level: level)
-        try stream.encodeValue(value, level: level)
+        try stream.encodeWrapped(value, level: level)
     }
 
     @inline(__always)
