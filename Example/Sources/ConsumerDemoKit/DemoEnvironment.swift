@@ -35,6 +35,11 @@ public struct DemoEnvironment: Sendable {
     /// Reads one line of standard input without its line ending, or `nil` at the end.
     public var readLine: @Sendable () -> String?
 
+    /// The descriptor of standard input as bytes, from which `replay -` streams a recording
+    /// (byte for byte, which ``readLine`` would not keep); the process's by default. The demo
+    /// does not close it.
+    public var standardInputDescriptor: Int32 = STDIN_FILENO
+
     /// Reads a whole file as text; invalid UTF-8 is replaced with `U+FFFD`.
     public var readFile: @Sendable (_ path: String) throws(FileReadError) -> String
 

@@ -21,9 +21,12 @@ let packageRoot = URL(fileURLWithPath: #filePath)
 /// Relative paths of scripts are read from the repository root, so messages show them as a user
 /// running from a clone would see them (`Example/scripts/errors.txt:4:5: …`); relative paths of
 /// recordings (`record FILE`, `replay FILE`) are resolved against `currentDirectory`.
+/// `inputBytes`, when given, is what standard input holds as bytes (`replay -`), through a pipe;
+/// at most 16 KiB.
 func runInProcess(
     _ arguments: [String],
     input: [String] = [],
+    inputBytes: [UInt8]? = nil,
     isInputTerminal: Bool = false,
     isOutputTerminal: Bool = false,
     variables: [String: String] = [:],
@@ -48,6 +51,18 @@ func runInProcess(
         writeError: { text in errors.withLock { $0 += text } }
     )
     environment.currentDirectory = currentDirectory
+    if let inputBytes {
+        // Written whole before the run, so no writer is left blocked or writing to a closed pipe:
+        // it must fit in the pipe's buffer (16 KiB at least on every platform).
+        precondition(inputBytes.count <= 16_384, "standard input of \(inputBytes.count) bytes does not fit a pipe")
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(Data(inputBytes))
+        try? pipe.fileHandleForWriting.close()
+        environment.standardInputDescriptor = pipe.fileHandleForReading.fileDescriptor
+        defer { try? pipe.fileHandleForReading.close() }
+        let status = ConsumerDemoKit.runDemo(arguments: arguments, environment: environment)
+        return DemoRun(status: status, output: output.withLock { $0 }, errors: errors.withLock { $0 })
+    }
     let status = ConsumerDemoKit.runDemo(arguments: arguments, environment: environment)
     return DemoRun(status: status, output: output.withLock { $0 }, errors: errors.withLock { $0 })
 }

@@ -59,6 +59,11 @@ extension ArgumentParser {
             if recording.isStepping, options.isJSON {
                 throw UsageError(message: "option '--json' cannot be combined with '--step'")
             }
+            if recording.isStepping, options.command == .replay(path: "-") {
+                throw UsageError(
+                    message: "option '--step' reads its commands from standard input, so it cannot step through "
+                        + "a recording read from there ('-'); replay a file")
+            }
             if recording.isStepping, recording.lastIndex != nil {
                 throw UsageError(message: "option '--until' cannot be combined with '--step'; type 'jump N' instead")
             }

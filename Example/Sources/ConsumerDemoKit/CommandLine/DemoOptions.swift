@@ -12,7 +12,8 @@ struct DemoOptions: Equatable {
         case repl
         /// `record FILE`: the tour, or the script of `--script`, recorded to `FILE`.
         case record(path: String)
-        /// `replay FILE`: a recording replayed, or stepped through with `--step`.
+        /// `replay FILE`: a recording replayed, or stepped through with `--step`; `replay -` (`path`
+        /// is `"-"`) reads it from standard input.
         case replay(path: String)
         /// `--help`, `-h` or `help`.
         case help

@@ -23,8 +23,9 @@ enum HelpText {
           consumer-demo service       serve simulated requests concurrently (service --help)
           consumer-demo record FILE   record the tour (or --script SCRIPT) to FILE, one JSON line
                                       per action with state hashes
-          consumer-demo replay FILE   replay a recording, printing each diff; --step moves
-                                      through it with next, back, jump N, state, quit
+          consumer-demo replay FILE   replay a recording, printing each diff; FILE - reads
+                                      standard input; --step moves through a file with next,
+                                      back, jump N, state, quit
         """
 
     static var full: String {

@@ -31,6 +31,21 @@ enum DemoRecording {
         }
     }
 
+    /// The name `replay -` gives standard input in messages, as `run -` does.
+    static let standardInputName = "<stdin>"
+
+    /// Opens the recording on standard input up to its first action: it is streamed, and cannot
+    /// be read again.
+    ///
+    /// - Throws: ``ReplayError``, naming standard input `<stdin>`.
+    static func openStandardInput(in environment: DemoEnvironment) throws(ReplayError) -> RecordingReader<AppState> {
+        do {
+            return try RecordingReader<AppState>(fileDescriptor: environment.standardInputDescriptor, codecs: codecs)
+        } catch {
+            throw naming(error, standardInputName)
+        }
+    }
+
     /// Whether the files at `path` and `other` exist and are one file (the same path, or two
     /// links to it).
     static func isSameFile(_ path: String, _ other: String) -> Bool {

@@ -2,7 +2,8 @@ import Foundation
 import ReduxConsumer
 import ReduxConsumerDiff
 
-/// `consumer-demo replay FILE [--until N] [--json]`: replays a recording into a store whose
+/// `consumer-demo replay FILE [--until N] [--json]`: replays a recording (`-` reads it from standard
+/// input) into a store whose
 /// logging middleware prints every action's diff as `run` does, verifying the recorded state hash
 /// after each action.
 ///
@@ -14,10 +15,16 @@ struct ReplayCommand {
     let options: DemoOptions
     let environment: DemoEnvironment
 
+    /// Replays the recording at `path`, or on standard input when `path` is `-`.
     func run(path: String) -> ExitStatus {
+        let isStandardInput = path == "-"
+        // Messages name the file as the user typed it, and standard input as `run -` does.
+        let path = isStandardInput ? DemoRecording.standardInputName : path
         let reader: RecordingReader<AppState>
         do {
-            reader = try DemoRecording.open(path, in: environment)
+            reader =
+                try isStandardInput
+                ? DemoRecording.openStandardInput(in: environment) : DemoRecording.open(path, in: environment)
         } catch {
             console.errorLine(DemoRecording.message(for: error))
             return DemoRecording.exitStatus(for: error)
