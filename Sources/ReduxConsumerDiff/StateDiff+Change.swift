@@ -6,8 +6,9 @@ extension StateDiff {
     /// Values are stored already rendered, so a change is `Sendable` whatever the state holds.
     /// The notation is Swift-like: strings and characters quoted and escaped (`"Kim"`), structs
     /// and classes as `User(name: "Kim", age: 3)`, enums as `.loaded(count: 3)`, arrays as
-    /// `["a", "b"]`, dictionaries as `["a": 1]` and sets as `Set(["a"])` (both sorted), optionals
-    /// unwrapped or `nil`. Line breaks in a value's own description are written as `\n` (or `\r`,
+    /// `["a", "b"]`, dictionaries as `["a": 1]` and sets as `Set(["a"])` (both sorted by rendering;
+    /// one too large to show whole, with `Comparable` keys, shows its smallest keys by `<` and then
+    /// how many more: `Set([0, 1, 2, …199990 more])`), optionals unwrapped or `nil`. Line breaks in a value's own description are written as `\n` (or `\r`,
     /// `\u{2028}` …), so that every change renders on one line.
     public struct Change: Sendable, Hashable {
         /// What happened at a path.

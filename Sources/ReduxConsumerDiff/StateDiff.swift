@@ -40,7 +40,11 @@ import ReduxConsumer
 /// still be read once, at memory speed (1.6 MB for 100,000 strings). A ``ChunkedCollection``
 /// avoids even that: chunks that both versions share are skipped without being read, so one
 /// append to it costs a few microseconds whatever its length. Rendering a large value reads only
-/// the elements that fit in its rendering.
+/// the elements that fit in its rendering: an array's first ones; a set's or dictionary's with the
+/// smallest keys by `<` when its keys are `Comparable` and it has more than fit (about 1,000),
+/// after one comparison per member, followed by the count of the others. A set or dictionary
+/// whose keys are not `Comparable` is rendered whole to be sorted by rendering: one rendering
+/// per member, however few are shown.
 ///
 /// Changes are ordered depth first in declaration order; dictionary keys and set members are
 /// ordered by their rendered description, so the result is the same on every run. Values are

@@ -4,7 +4,9 @@ import ReduxConsumer
 ///
 /// Strings are quoted and escaped, structs and classes written as `User(name: "Kim")`, enums as
 /// `.loaded(count: 3)`, optionals unwrapped, line breaks in other descriptions escaped. Dictionary entries and set members are sorted by
-/// their rendering so the output does not depend on hashing order. Output is bounded: nesting
+/// their rendering so the output does not depend on hashing order; when more than fit have
+/// `Comparable` keys, only those with the smallest keys are rendered, in order, then how many
+/// more. Output is bounded: nesting
 /// deeper than `maxDepth` becomes `…`, a class already being rendered further up becomes
 /// `Name(…)`, and rendering stops once about `maxLength` UTF-8 bytes are written.
 struct ValueDumper {
@@ -28,6 +30,9 @@ struct ValueDumper {
         }
 
         var isFull: Bool { length > limit }
+
+        /// The bytes that may still be written before the text is cut.
+        var remaining: Int { max(limit - length, 0) }
 
         mutating func append(_ piece: String) {
             guard !isFull else {
@@ -100,6 +105,13 @@ struct ValueDumper {
         case .dictionary(let entries):
             writeDictionary(entries, depth: depth, to: &output, ancestors: &ancestors)
         case .set(let members):
+            if let smallest = smallestIfTooMany(members, room: output.remaining, key: { $0 }) {
+                output.append("Set([")
+                writeFirst(smallest, of: members.count, close: "])", to: &output) { member, output in
+                    write(member, depth: depth + 1, to: &output, ancestors: &ancestors)
+                }
+                return
+            }
             let sorted = members.map { rendering(of: $0, depth: depth + 1, ancestors: &ancestors) }.sorted()
             output.append("Set([" + sorted.joined(separator: ", ") + "])")
         }
@@ -177,6 +189,15 @@ struct ValueDumper {
             output.append("[:]")
             return
         }
+        if let smallest = smallestIfTooMany(entries, room: output.remaining, key: \.key) {
+            output.append("[")
+            writeFirst(smallest, of: entries.count, close: "]", to: &output) { entry, output in
+                write(entry.key, depth: depth + 1, to: &output, ancestors: &ancestors)
+                output.append(": ")
+                write(entry.value, depth: depth + 1, to: &output, ancestors: &ancestors)
+            }
+            return
+        }
         let sorted = entries.map {
             (key: rendering(of: $0.key, depth: depth + 1, ancestors: &ancestors), value: $0.value)
         }
@@ -193,6 +214,79 @@ struct ValueDumper {
             write(entry.value, depth: depth + 1, to: &output, ancestors: &ancestors)
         }
         output.append("]")
+    }
+
+    /// When a set or dictionary has more members than `room` bytes can show (each takes at
+    /// least two, with its separator) and their keys are `Comparable`, the members with the
+    /// smallest keys that may fit, in order; otherwise `nil`, and every member is rendered and
+    /// sorted by its rendering. The choice depends on the members alone, never on their hashing
+    /// order, and costs a comparison per member rather than a rendering.
+    private func smallestIfTooMany<Member>(_ members: [Member], room: Int, key: (Member) -> Any) -> [Member]? {
+        let shown = room / 2 + 1
+        guard members.count > shown, let first = members.first, let comparable = key(first) as? any Comparable
+        else { return nil }
+        return smallest(shown, of: members, by: key, as: comparable)
+    }
+
+    /// The `count` members with the smallest keys, in order, or `nil` when a key is not a `Key` or
+    /// is not equal to itself.
+    private func smallest<Member, Key: Comparable>(
+        _ count: Int,
+        of members: [Member],
+        by key: (Member) -> Any,
+        as _: Key
+    ) -> [Member]? {
+        var kept: [(key: Key, member: Member)] = []
+        kept.reserveCapacity(count + 1)
+        for member in members {
+            // A key not equal to itself (a NaN) has no place in the order: render them all.
+            guard let memberKey = key(member) as? Key, memberKey == memberKey else { return nil }
+            if kept.count == count, let last = kept.last, !(memberKey < last.key) {
+                continue
+            }
+            // Binary search for the first kept key greater than this one.
+            var low = 0
+            var high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if memberKey < kept[middle].key {
+                    high = middle
+                } else {
+                    low = middle + 1
+                }
+            }
+            kept.insert((memberKey, member), at: low)
+            if kept.count > count {
+                kept.removeLast()
+            }
+        }
+        return kept.map(\.member)
+    }
+
+    /// Writes `members` while they fit, keeping room for the count of those left out:
+    /// `1, 2, …199,998 more` then `close`.
+    private func writeFirst<Member>(
+        _ members: [Member],
+        of total: Int,
+        close: String,
+        to output: inout Output,
+        _ writeMember: (Member, inout Output) -> Void
+    ) {
+        // Room for `, …`, the count of the others and the closing brackets.
+        let reserve = 32
+        var written = 0
+        for member in members {
+            // Rendered aside first: a member that would leave no room for the count is not shown.
+            var piece = Output(limit: output.remaining)
+            writeMember(member, &piece)
+            guard !piece.isFull, piece.text.utf8.count + 2 + reserve <= output.remaining else { break }
+            if written > 0 {
+                output.append(", ")
+            }
+            output.append(piece.text)
+            written += 1
+        }
+        output.append((written > 0 ? ", …" : "…") + "\(total - written) more" + close)
     }
 
     /// A set member or dictionary key rendered on its own, to be sorted, but inside the rendering
