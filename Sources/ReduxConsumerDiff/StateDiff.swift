@@ -42,7 +42,8 @@ import ReduxConsumer
 /// append to it costs a few microseconds whatever its length. Rendering a large value reads only
 /// the elements that fit in its rendering: an array's first ones; a set's or dictionary's with the
 /// smallest keys by `<` when its keys are `Comparable` and it has more than fit (about 1,000),
-/// after one comparison per member, followed by the count of the others. A set or dictionary
+/// found by reading each member once (boxed, with one comparison), followed by the count of the
+/// others. A set or dictionary
 /// whose keys are not `Comparable` is rendered whole to be sorted by rendering: one rendering
 /// per member, however few are shown.
 ///

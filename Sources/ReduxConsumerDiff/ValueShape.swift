@@ -50,10 +50,13 @@ enum ValueShape {
             self = .tuple(mirror.children.map { Field(label: Self.tupleLabel($0.label), value: $0.value) })
         case .collection:
             self = .collection(ChunkedElements(mirror.children.map(\.value)))
+        // A `Set` or `Dictionary` is read directly (after the mirror, so that an optional one is
+        // not unwrapped by the cast): its mirror boxes every member, and reflects on each entry
+        // again for its key.
         case .set:
-            self = .set(mirror.children.map(\.value))
+            self = .set((value as? any OpenableSet)?.members ?? mirror.children.map(\.value))
         case .dictionary:
-            self = .dictionary(mirror.children.map(Self.entry))
+            self = .dictionary((value as? any OpenableDictionary)?.entries ?? mirror.children.map(Self.entry))
         case .class:
             self = .fields(
                 typeName: Self.typeName(of: value),
@@ -102,5 +105,27 @@ enum ValueShape {
         return mirrors.reversed().flatMap { mirror in
             mirror.children.map { Field(label: $0.label, value: $0.value) }
         }
+    }
+}
+
+/// Dictionaries, opened from `Any` to read their entries in their own order without a mirror.
+private protocol OpenableDictionary {
+    var entries: [(key: Any, value: Any)] { get }
+}
+
+extension Dictionary: OpenableDictionary {
+    fileprivate var entries: [(key: Any, value: Any)] {
+        map { (key: $0.key as Any, value: $0.value as Any) }
+    }
+}
+
+/// Sets, opened from `Any` to read their members in their own order without a mirror.
+private protocol OpenableSet {
+    var members: [Any] { get }
+}
+
+extension Set: OpenableSet {
+    fileprivate var members: [Any] {
+        map { $0 as Any }
     }
 }
