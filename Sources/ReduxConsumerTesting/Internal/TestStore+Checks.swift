@@ -7,21 +7,27 @@ extension TestStore {
     /// thread while the store finishes the work queued before it.
     func completeEventsNow() {
         guard log.hasIncompleteEvents else { return }
-        if subject.isClosed() {
-            log.completeAll()
-        } else {
+        if !subject.isClosed() {
             subject.dispatch(Barrier())
         }
+        completeIfClosed()
     }
 
     /// Makes every event reduced so far complete, suspending (never blocking) while the store
     /// finishes the work queued before it.
     func completeEvents(isolation: isolated (any Actor)? = #isolation) async {
         guard log.hasIncompleteEvents else { return }
+        if !subject.isClosed() {
+            await subject.send(Barrier())
+        }
+        completeIfClosed()
+    }
+
+    /// Completes every event of a closed page, whose consumers are gone: checked after the barrier
+    /// too, since a page that another thread closed after the check above dropped the barrier.
+    private func completeIfClosed() {
         if subject.isClosed() {
             log.completeAll()
-        } else {
-            await subject.send(Barrier())
         }
     }
 
