@@ -55,6 +55,7 @@ extension TestStore {
         let news = log.take()
         var actual = expected
         var firings: [EventLog<State>.Firing] = []
+        var isReduced = false
         for event in news.events {
             guard event.origin == .sent else {
                 receivedEvents.append(event)
@@ -62,9 +63,13 @@ extension TestStore {
             }
             actual = event.state
             firings += event.firings
+            isReduced = true
         }
         globalActions += news.globalActions
-        check(updateExpectedState, actual: actual, after: step, at: site)
+        // A page that closed (on another thread, say) after `beginSend` found it open ignored the
+        // action: a mismatch says so.
+        let closing = !isReduced && subject.isClosed() ? "the page closed before the action was reduced" : nil
+        check(updateExpectedState, actual: actual, after: step, because: closing, at: site)
         expected = actual
         lastStep = step
         dueFirings = firings.map { DueFiring(firing: $0, cause: step) }
@@ -136,19 +141,22 @@ extension TestStore {
     }
 
     /// Checks the actual state of a step against the expected change.
+    ///
+    /// - Parameter cause: Why the state may not have changed, for the message.
     func check(
         _ updateExpectedState: ((inout State) -> Void)?,
         actual: State,
         after step: String,
+        because cause: String? = nil,
         at site: CallSite
     ) {
         var expectedState = exhaustivity == .on ? expected : actual
         updateExpectedState?(&expectedState)
         guard expectedState != actual else { return }
-        let header =
-            exhaustivity == .on
-            ? "State mismatch after \(step):"
-            : "State mismatch after \(step) (non-exhaustive: only the fields the closure sets are checked):"
+        let notes =
+            (cause.map { [$0] } ?? [])
+            + (exhaustivity == .on ? [] : ["non-exhaustive: only the fields the closure sets are checked"])
+        let header = "State mismatch after \(step)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))") + ":"
         let lines = mismatchLines(expected: expectedState, actual: actual).map { "  " + $0 }
         reportFailure(([header] + lines).joined(separator: "\n"), at: site)
     }
