@@ -251,7 +251,9 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         // returned. Holding the parts, the page is released with its owner, and the release
         // waits for a listener call in progress before it returns (guarantee 1).
         let subscription = global.observeActions { [store, lifecycle] action in
-            guard isForwarded(action), !lifecycle.withLock({ $0.isClosed }) else { return }
+            // Closed first: a listener registered while the page closed stays on the global store
+            // until this call cancels it, after `close()` may have returned (guarantee 1).
+            guard !lifecycle.withLock({ $0.isClosed }), isForwarded(action) else { return }
             store.dispatch(ForwardedAction(action: action))
         }
         let isAccepted = lifecycle.withLock { lifecycle in
