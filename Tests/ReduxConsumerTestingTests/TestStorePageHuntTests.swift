@@ -38,6 +38,88 @@ struct TestStorePageHuntTests {
         #expect(failures == [])
     }
 
+    /// A page whose middleware closes it once the sent action was reduced: the send checks the
+    /// reduced state, `finish()` has nothing to report, and a later send fails as after `close()`.
+    @Test func aPageThatClosesItselfInsideTheSentActionPassesTheSend() async {
+        let issues = await Self.issues {
+            let page = Slot<PageStore<MainState, AppState>?>(nil)
+            let closing: Middleware<MainState> = { _, _ in
+                { next in
+                    { action in
+                        next(action)
+                        if action as? MainAction == .increment { page.value?.close() }
+                    }
+                }
+            }
+            let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
+            let store = TestStore(
+                global: appStore,
+                initialState: MainState.init(app:),
+                reducer: mainReducer,
+                middleware: [closing]
+            )
+            page.value = store.page(global: AppState.self)
+            let sendBlocking = { store.send(MainAction.increment) { $0.count = 1 } }
+            sendBlocking()
+            await store.send(MainAction.increment)
+            await store.finish()
+        }
+        #expect(issues == ["send(increment) after close(): a closed page ignores every action."])
+    }
+
+    /// A page whose consumer closes it while the sent action's consumers run, the async way.
+    @Test func aPageThatClosesItselfFromItsConsumerPassesTheAsyncSend() async {
+        let issues = await Self.issues {
+            let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
+            let store = TestStore(global: appStore, initialState: MainState.init(app:), reducer: mainReducer)
+            let page = store.page(global: AppState.self)
+            page.consumer.add(\.count) { [weak page] _, _ in page?.close() }
+            await store.send(MainAction.increment) { $0.count = 1 }
+            let sendAndFinishBlocking = {
+                store.send(MainAction.increment)
+                store.finish()
+            }
+            sendAndFinishBlocking()
+        }
+        #expect(issues == ["send(increment) after close(): a closed page ignores every action."])
+    }
+
+    /// A page whose effect closes it: `finish()` waits for the effect and has nothing to report.
+    @Test func aPageThatClosesItselfFromItsEffectFinishes() async {
+        let issues = await Self.issues {
+            let page = Slot<PageStore<MainState, AppState>?>(nil)
+            let closing = Effect<MainState>.on(MainAction.self) { action, _ in
+                if action == .increment { page.value?.close() }
+            }
+            let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
+            let store = TestStore(
+                global: appStore,
+                initialState: MainState.init(app:),
+                reducer: mainReducer,
+                effects: [closing]
+            )
+            page.value = store.page(global: AppState.self)
+            await store.send(MainAction.increment) { $0.count = 1 }
+            await store.finish()
+            #expect(page.value?.isClosed == true)
+        }
+        #expect(issues == [])
+    }
+
+    /// The issues `body` records, within a watchdog.
+    private static func issues(_ body: @escaping @Sendable () async -> Void) async -> [String] {
+        let issues = Recorder<String>()
+        await finishesWithoutDeadlock(within: 60) {
+            await withKnownIssue(isIntermittent: true) {
+                await body()
+            } matching: { issue in
+                issues.append(issue.comments.map(\.rawValue).joined(separator: "\n"))
+                return true
+            }
+        }
+        return issues.values
+    }
+
     /// What a send to a page that closed before it, or while it went, may report.
     private static let afterClose: Set<String> = [
         "send(increment) after close(): a closed page ignores every action.",

@@ -46,7 +46,9 @@ struct PageHunt2Tests {
     /// Dispatches a global action on a thread of its own and holds that thread in the first pass
     /// (a closure subscriber's call) until `proceed` is signalled; returns once the pass is held,
     /// with the thread to join and the semaphore that lets it go on.
-    private static func holdFirstPass(of global: Store<RootState>) -> (busy: DispatchSemaphore, proceed: DispatchSemaphore) {
+    private static func holdFirstPass(
+        of global: Store<RootState>
+    ) -> (busy: DispatchSemaphore, proceed: DispatchSemaphore) {
         let entered = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         let isFirst = Slot(true)
