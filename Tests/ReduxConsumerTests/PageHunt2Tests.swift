@@ -43,6 +43,59 @@ struct PageHunt2Tests {
         #expect(lateAsks.values == [])
     }
 
+    /// The page closes while another thread is inside the page's reducer: once `close()` has
+    /// returned, `state` stays what it was then ("after `close()` it stays what it was when the
+    /// page closed"), even when that reduction ends later.
+    @Test func aReductionInProgressWhenThePageClosesLeavesTheClosedStateAlone() {
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let slowReducer = Reducer<MainState> { (state, action: MainAction) in
+            guard case .set(let value) = action else { return }
+            entered.signal()
+            proceed.wait()
+            state.count = value
+        }
+        let page = PageStore(global: makeRootStore(), initialState: { _ in MainState() }, reducer: slowReducer)
+        let calls = Recorder<Int>()
+        page.consumer.add(\.count) { _, new in calls.append(new) }
+        let states = Recorder<MainState>()
+        let finished = finishesWithoutDeadlock(within: 60) {
+            let busy = spawn { page.dispatch(MainAction.set(99)) }
+            entered.wait()
+            page.close()
+            states.append(page.state)
+            proceed.signal()
+            busy.wait()
+            states.append(page.state)
+        }
+        guard finished else { return }
+        #expect(states.values == [MainState(), MainState()])
+        #expect(calls.values == [])
+    }
+
+    /// A page closed by its own middleware right after the action was reduced keeps the state that
+    /// action left: it was reduced before the close.
+    @Test func aPageClosedByItsMiddlewareAfterTheReductionKeepsTheReducedState() {
+        let page = Slot<PageStore<MainState, RootState>?>(nil)
+        let closing: Middleware<MainState> = { _, _ in
+            { next in
+                { action in
+                    next(action)
+                    page.value?.close()
+                }
+            }
+        }
+        page.value = PageStore(
+            global: makeRootStore(),
+            initialState: { _ in MainState() },
+            reducer: mainReducer,
+            middleware: [closing]
+        )
+        page.value?.dispatch(MainAction.set(42))
+        #expect(page.value?.isClosed == true)
+        #expect(page.value?.state == MainState(count: 42))
+    }
+
     /// Dispatches a global action on a thread of its own and holds that thread in the first pass
     /// (a closure subscriber's call) until `proceed` is signalled; returns once the pass is held,
     /// with the thread to join and the semaphore that lets it go on.

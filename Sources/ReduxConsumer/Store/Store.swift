@@ -186,6 +186,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     /// Ends what ends with the store (its release, or its page's close): cancels its effects, then
     /// runs its teardown. Later effects do not start; later handlers run at once.
     func tearDown() {
+        // From inside the store's own work (a page closed by its middleware): what it reduced
+        // before the close is the state it keeps; anything later is never published.
+        if drain.isAccessibleFromCurrentThread {
+            drain.publishIfNeeded()
+        }
         let (teardown, effects) = drain.locked { () -> (Teardown?, EffectRunner?) in
             shared.isTornDown = true
             return (shared.teardown, shared.effects)
@@ -401,6 +406,9 @@ final class StoreShared<State>: @unchecked Sendable {
     /// The other buffer: between a publish (under the lock) and its release (right after it), the
     /// state that publish replaced; uninitialised otherwise. Touched by the drain's owner only.
     @exclusivity(unchecked) private var retired: UnsafeMutablePointer<State>
+    /// Whether `retired` holds the state the last `publish()` replaced. Touched by the drain's
+    /// owner only, as `retired` is.
+    private var hasRetired = false
     var subscriberCount = 0
     /// The last call order handed out; closure subscribers and consumers are called in this order.
     var lastOrder: UInt64 = 0
@@ -428,15 +436,22 @@ final class StoreShared<State>: @unchecked Sendable {
     /// it replaces stays where it is, in the buffer that becomes `retired`: swapping the two
     /// pointers saves moving a whole state (callgrind, S1).
     func publish() {
+        // Torn down (a closed page): the state stays what it was at the close, even when a
+        // reduction in progress on another thread then ends later.
+        guard !isTornDown else { return }
         // By hand: the generic `swap` would look up the pointer type's metadata on every call.
         let fresh = retired
         retired = state
         state = fresh
         publishing.copy(working, fresh)
+        hasRetired = true
     }
 
-    /// Releases the state `publish()` replaced; the drain's owner calls it after the lock.
+    /// Releases the state `publish()` replaced, if it replaced one; the drain's owner calls it
+    /// after the lock.
     func releaseRetired() {
+        guard hasRetired else { return }
+        hasRetired = false
         publishing.release(retired)
     }
 
