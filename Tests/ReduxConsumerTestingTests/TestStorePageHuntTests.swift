@@ -1,8 +1,9 @@
 import Foundation
 import ReduxConsumer
 import ReduxConsumerTestSupport
-import ReduxConsumerTesting
 import Testing
+
+@testable import ReduxConsumerTesting
 
 /// A page test store whose page closes on another thread while a step is under way.
 struct TestStorePageHuntTests {
@@ -110,11 +111,9 @@ struct TestStorePageHuntTests {
     private static func issues(_ body: @escaping @Sendable () async -> Void) async -> [String] {
         let issues = Recorder<String>()
         await finishesWithoutDeadlock(within: 60) {
-            await withKnownIssue(isIntermittent: true) {
+            // Captured rather than recorded: how many there are varies from run to run.
+            await FailureCapture.$handler.withValue({ issues.append($0) }) {
                 await body()
-            } matching: { issue in
-                issues.append(issue.comments.map(\.rawValue).joined(separator: "\n"))
-                return true
             }
         }
         return issues.values
@@ -139,7 +138,13 @@ struct TestStorePageHuntTests {
         let failures = Recorder<String>()
         await finishesWithoutDeadlock(within: 120) {
             var random = SplitMix64(seed: 9)
-            await withKnownIssue(isIntermittent: true) {
+            // Captured rather than recorded as known issues: how many sends meet the close varies
+            // from run to run.
+            await FailureCapture.$handler.withValue({ text in
+                if !Self.afterClose.contains(text) {
+                    failures.append(text)
+                }
+            }) {
                 for _ in 0..<rounds {
                     let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
                     let store = TestStore(global: appStore, initialState: MainState.init(app:), reducer: mainReducer)
@@ -156,12 +161,6 @@ struct TestStorePageHuntTests {
                     closed.wait()
                     await store.finish()
                 }
-            } matching: { issue in
-                let text = issue.comments.map(\.rawValue).joined(separator: "\n")
-                if !Self.afterClose.contains(text) {
-                    failures.append(text)
-                }
-                return true
             }
         }
         return failures.values

@@ -209,7 +209,10 @@ struct LeaveInsideAPassTests {
             consumer.add(\.counter) { _, new in heardLast[index].withLock { $0 = new } }
             consumer.add(\.counter) { _, new in
                 guard new.isMultiple(of: 5 + index), isDispatching.withLock({ $0 }) else { return }
-                handles[index].withLock { $0 }?.cancel()
+                let handle = handles[index].withLock { $0 }
+                handle?.cancel()
+                // Only now is the consumer free to join another store or be fed by hand.
+                handles[index].withLock { if $0 === handle { $0 = nil } }
             }
         }
         let finished = finishesWithoutDeadlock(within: scaled(60, sanitized: 300)) {
@@ -221,7 +224,7 @@ struct LeaveInsideAPassTests {
                 var random = SplitMix64(seed: 0x40_9900)
                 while isDispatching.withLock({ $0 }) {
                     for (index, consumer) in consumers.enumerated()
-                    where handles[index].withLock({ $0?.isCancelled != false }) {
+                    where handles[index].withLock({ $0 == nil }) {
                         switch random.next() % 3 {
                         case 0: consumer.consume(newState: AppState(counter: Int(random.next() % 1_000)))
                         default:

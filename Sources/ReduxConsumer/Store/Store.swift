@@ -407,8 +407,9 @@ final class StoreShared<State>: @unchecked Sendable {
     /// state that publish replaced; uninitialised otherwise. Touched by the drain's owner only.
     @exclusivity(unchecked) private var retired: UnsafeMutablePointer<State>
     /// Whether `retired` holds the state the last `publish()` replaced. Touched by the drain's
-    /// owner only, as `retired` is.
-    private var hasRetired = false
+    /// owner only, as `retired` is (`@exclusivity(unchecked)` for the same reason: read and
+    /// written on every dispatch, never across a call).
+    @exclusivity(unchecked) private var hasRetired = false
     var subscriberCount = 0
     /// The last call order handed out; closure subscribers and consumers are called in this order.
     var lastOrder: UInt64 = 0
@@ -417,8 +418,10 @@ final class StoreShared<State>: @unchecked Sendable {
     /// Made on first use (see `Store.teardown` and `Store.effects`).
     var teardown: Teardown?
     var effects: EffectRunner?
-    /// Whether the store was torn down: what is made later starts finished.
-    var isTornDown = false
+    /// Whether the store was torn down: what is made later starts finished, and nothing more is
+    /// published. `@exclusivity(unchecked)`: read by every publish; accessed under the lock only,
+    /// never across a call.
+    @exclusivity(unchecked) var isTornDown = false
 
     /// The store's working state (its core's), which `publish()` copies.
     private let working: UnsafeMutablePointer<State>
