@@ -119,17 +119,27 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
             }
         }
         let subscription = store.subscribe(consumer)
-        let (kept, isInstalled) = lifecycle.withLock { lifecycle -> (StateConsumer<Value>, Bool) in
-            if let existing = lifecycle[keyPath: slot] { return (existing, false) }
+        let kept = lifecycle.withLock { lifecycle -> StateConsumer<Value>? in
+            if let existing = lifecycle[keyPath: slot] { return existing }
+            // Closed meanwhile: kept only once unsubscribed (below), so that no thread gets a
+            // consumer the closed page still feeds.
+            guard !lifecycle.isClosed else { return nil }
             lifecycle[keyPath: slot] = consumer
-            guard !lifecycle.isClosed else { return (consumer, false) }
             lifecycle.registrations.append(subscription)
-            return (consumer, true)
+            return consumer
         }
-        if !isInstalled {
-            subscription.cancel()
+        if let kept, kept === consumer {
+            return kept
         }
-        return kept
+        subscription.cancel()
+        if let kept {
+            return kept
+        }
+        return lifecycle.withLock { lifecycle in
+            if let existing = lifecycle[keyPath: slot] { return existing }
+            lifecycle[keyPath: slot] = consumer
+            return consumer
+        }
     }
 
     /// Creates a page store whose initial state is built from the global state.
