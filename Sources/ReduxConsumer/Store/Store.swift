@@ -428,9 +428,11 @@ final class StoreShared<State>: @unchecked Sendable {
     private let publishing: StatePublishing<State>
 
     init(state: State, working: UnsafeMutablePointer<State>, publishing: StatePublishing<State>) {
-        self.state = .allocate(capacity: 1)
+        // The two buffers in one allocation (one allocator chunk less per store and page); freed
+        // from the lower of the two addresses, the allocation's start, whichever is `state`.
+        self.state = .allocate(capacity: 2)
         self.state.initialize(to: state)
-        retired = .allocate(capacity: 1)
+        retired = self.state + 1
         self.working = working
         self.publishing = publishing
     }
@@ -460,8 +462,7 @@ final class StoreShared<State>: @unchecked Sendable {
 
     deinit {
         state.deinitialize(count: 1)
-        state.deallocate()
-        retired.deallocate()
+        min(state, retired).deallocate()
     }
 }
 
@@ -470,30 +471,40 @@ final class StoreShared<State>: @unchecked Sendable {
 /// by field through the type's value witnesses): a state's copy is the cost of publishing it.
 @usableFromInline
 struct StatePublishing<State>: Sendable {
-    /// Under the drain's lock, a copy only (no user code): initialises `published`, uninitialised
-    /// memory, with a copy of `working`.
-    let copy: @Sendable (_ working: UnsafeMutablePointer<State>, _ published: UnsafeMutablePointer<State>) -> Void
-    /// After the lock: releases the state a publish replaced (a `deinit` it runs is user code).
-    let release: @Sendable (_ retired: UnsafeMutablePointer<State>) -> Void
+    /// With `working`, under the drain's lock, a copy only (no user code): initialises `target`,
+    /// uninitialised memory, with a copy of `working`. With `nil`, after the lock: releases the
+    /// state at `target`, which a publish replaced (a `deinit` it runs is user code). One closure
+    /// for both: a store made in this module's generic code allocates a context for each.
+    @usableFromInline let transfer:
+        @Sendable (_ working: UnsafeMutablePointer<State>?, _ target: UnsafeMutablePointer<State>) -> Void
 
     @inlinable
     init() {
-        self.init(
-            copy: { working, published in
+        self.init { working, target in
+            if let working {
                 // In place: `initialize(to: working.pointee)` would copy field by field through a
                 // temporary, half again the cost for a large struct (callgrind, S1).
-                published.initialize(from: working, count: 1)
-            },
-            release: { retired in retired.deinitialize(count: 1) }
-        )
+                target.initialize(from: working, count: 1)
+            } else {
+                target.deinitialize(count: 1)
+            }
+        }
     }
 
     @usableFromInline
-    init(
-        copy: @escaping @Sendable (UnsafeMutablePointer<State>, UnsafeMutablePointer<State>) -> Void,
-        release: @escaping @Sendable (UnsafeMutablePointer<State>) -> Void
-    ) {
-        self.copy = copy
-        self.release = release
+    init(transfer: @escaping @Sendable (UnsafeMutablePointer<State>?, UnsafeMutablePointer<State>) -> Void) {
+        self.transfer = transfer
+    }
+
+    /// Initialises `published`, uninitialised memory, with a copy of `working`.
+    @inline(__always)
+    func copy(_ working: UnsafeMutablePointer<State>, _ published: UnsafeMutablePointer<State>) {
+        transfer(working, published)
+    }
+
+    /// Releases the state at `retired`.
+    @inline(__always)
+    func release(_ retired: UnsafeMutablePointer<State>) {
+        transfer(nil, retired)
     }
 }
