@@ -86,10 +86,8 @@ final class Drain: @unchecked Sendable {
     @usableFromInline static let depthSlot = 1
     @usableFromInline static let firstCallSlot = 2
     /// Levels of nested calls published one by one; deeper calls count as calling everything, so
-    /// a remover waits for them to return (or for the owner to park). Four: calls nest on one
-    /// drain only through a callback that subscribes a consumer or feeds its own, and every level
-    /// costs each store and page 16 bytes.
-    @usableFromInline static let maxPublishedCalls = 4
+    /// a remover waits for them to return (or for the owner to park).
+    @usableFromInline static let maxPublishedCalls = 8
     private static let slotCount = firstCallSlot + 2 * maxPublishedCalls
 
     init() {

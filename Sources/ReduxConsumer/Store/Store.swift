@@ -428,11 +428,9 @@ final class StoreShared<State>: @unchecked Sendable {
     private let publishing: StatePublishing<State>
 
     init(state: State, working: UnsafeMutablePointer<State>, publishing: StatePublishing<State>) {
-        // The two buffers in one allocation (one allocator chunk less per store and page); freed
-        // from the lower of the two addresses, the allocation's start, whichever is `state`.
-        self.state = .allocate(capacity: 2)
+        self.state = .allocate(capacity: 1)
         self.state.initialize(to: state)
-        retired = self.state + 1
+        retired = .allocate(capacity: 1)
         self.working = working
         self.publishing = publishing
     }
@@ -462,7 +460,8 @@ final class StoreShared<State>: @unchecked Sendable {
 
     deinit {
         state.deinitialize(count: 1)
-        min(state, retired).deallocate()
+        state.deallocate()
+        retired.deallocate()
     }
 }
 
@@ -471,40 +470,30 @@ final class StoreShared<State>: @unchecked Sendable {
 /// by field through the type's value witnesses): a state's copy is the cost of publishing it.
 @usableFromInline
 struct StatePublishing<State>: Sendable {
-    /// With `working`, under the drain's lock, a copy only (no user code): initialises `target`,
-    /// uninitialised memory, with a copy of `working`. With `nil`, after the lock: releases the
-    /// state at `target`, which a publish replaced (a `deinit` it runs is user code). One closure
-    /// for both: a store made in this module's generic code allocates a context for each.
-    @usableFromInline let transfer:
-        @Sendable (_ working: UnsafeMutablePointer<State>?, _ target: UnsafeMutablePointer<State>) -> Void
+    /// Under the drain's lock, a copy only (no user code): initialises `published`, uninitialised
+    /// memory, with a copy of `working`.
+    let copy: @Sendable (_ working: UnsafeMutablePointer<State>, _ published: UnsafeMutablePointer<State>) -> Void
+    /// After the lock: releases the state a publish replaced (a `deinit` it runs is user code).
+    let release: @Sendable (_ retired: UnsafeMutablePointer<State>) -> Void
 
     @inlinable
     init() {
-        self.init { working, target in
-            if let working {
+        self.init(
+            copy: { working, published in
                 // In place: `initialize(to: working.pointee)` would copy field by field through a
                 // temporary, half again the cost for a large struct (callgrind, S1).
-                target.initialize(from: working, count: 1)
-            } else {
-                target.deinitialize(count: 1)
-            }
-        }
+                published.initialize(from: working, count: 1)
+            },
+            release: { retired in retired.deinitialize(count: 1) }
+        )
     }
 
     @usableFromInline
-    init(transfer: @escaping @Sendable (UnsafeMutablePointer<State>?, UnsafeMutablePointer<State>) -> Void) {
-        self.transfer = transfer
-    }
-
-    /// Initialises `published`, uninitialised memory, with a copy of `working`.
-    @inline(__always)
-    func copy(_ working: UnsafeMutablePointer<State>, _ published: UnsafeMutablePointer<State>) {
-        transfer(working, published)
-    }
-
-    /// Releases the state at `retired`.
-    @inline(__always)
-    func release(_ retired: UnsafeMutablePointer<State>) {
-        transfer(nil, retired)
+    init(
+        copy: @escaping @Sendable (UnsafeMutablePointer<State>, UnsafeMutablePointer<State>) -> Void,
+        release: @escaping @Sendable (UnsafeMutablePointer<State>) -> Void
+    ) {
+        self.copy = copy
+        self.release = release
     }
 }
