@@ -6,24 +6,7 @@ extension String {
     ///
     /// - Complexity: O(n) in the length of the text; the text itself when it has no line break.
     func escapingLineBreaks() -> String {
-        guard unicodeScalars.contains(where: Self.isLineBreak) else {
-            return self
-        }
-        var escaped = ""
-        escaped.reserveCapacity(utf8.count)
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\n":
-                escaped += "\\n"
-            case "\r":
-                escaped += "\\r"
-            case _ where Self.isLineBreak(scalar):
-                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default:
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        escaping(where: Self.isLineBreak)
     }
 
     /// The text with every line break and other control character written as an escape (`\n`,
@@ -32,23 +15,27 @@ extension String {
     ///
     /// - Complexity: O(n) in the length of the text; the text itself when it has none.
     func escapingControlCharacters() -> String {
-        guard unicodeScalars.contains(where: Self.isControl) else {
+        escaping(where: Self.isControl)
+    }
+
+    /// The text with the scalars `isEscaped` picks written as escapes: `\n`, `\r` and `\t` as in
+    /// Swift source, the others as `\u{…}` in hexadecimal.
+    private func escaping(where isEscaped: (Unicode.Scalar) -> Bool) -> String {
+        guard unicodeScalars.contains(where: isEscaped) else {
             return self
         }
         var escaped = ""
         escaped.reserveCapacity(utf8.count)
         for scalar in unicodeScalars {
-            switch scalar {
-            case "\n":
-                escaped += "\\n"
-            case "\r":
-                escaped += "\\r"
-            case "\t":
-                escaped += "\\t"
-            case _ where Self.isControl(scalar):
-                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default:
+            guard isEscaped(scalar) else {
                 escaped.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            default: escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             }
         }
         return escaped

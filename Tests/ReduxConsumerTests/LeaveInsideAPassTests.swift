@@ -147,24 +147,11 @@ struct LeaveInsideAPassTests {
             // Adds members and removes them again, each watched by a probe.
             let churners = (0..<2).map { thread in
                 spawn {
-                    var random = SplitMix64(seed: 0x1EA7_0000 + UInt64(thread))
-                    var live: [(ConsumerToken, StateConsumer<AppState>, CallProbe)] = []
-                    while isDispatching.withLock({ $0 }) {
-                        if live.count < 3 || random.next() % 2 == 0, live.count < 6 {
-                            let consumer = consumers[Int(random.next() % UInt64(consumerCount))]
-                            let probe = CallProbe("member on thread \(thread)", .forward)
-                            probes.withLock { $0.append(probe) }
-                            let token = consumer.add(\.counter) { old, new in probe.call(old: old, new: new) }
-                            live.append((token, consumer, probe))
-                        } else {
-                            let (token, consumer, probe) = live.remove(at: Int(random.next() % UInt64(live.count)))
-                            if random.next() % 2 == 0 { consumer.remove(token) } else { token.cancel() }
-                            probe.removed()
-                        }
-                    }
-                    for (token, _, probe) in live {
-                        token.cancel()
-                        probe.removed()
+                    Self.churnMembers(
+                        of: consumers, seed: 0x1EA7_0000 + UInt64(thread), into: probes, while: isDispatching
+                    ) {
+                        consumer, probe in
+                        consumer.add(\.counter) { old, new in probe.call(old: old, new: new) }
                     }
                 }
             }
@@ -235,25 +222,10 @@ struct LeaveInsideAPassTests {
                 }
             }
             let churner = spawn {
-                var random = SplitMix64(seed: 0x40_9901)
-                var live: [(ConsumerToken, StateConsumer<AppState>, CallProbe)] = []
-                while isDispatching.withLock({ $0 }) {
-                    if live.count < 4 {
-                        let consumer = consumers[Int(random.next() % UInt64(consumerCount))]
-                        // Values jump between stores and hand-fed states: only lateness is checked.
-                        let probe = CallProbe("churned member")
-                        probes.withLock { $0.append(probe) }
-                        let token = consumer.add(\.name) { _, _ in probe.call(old: 0, new: 1) }
-                        live.append((token, consumer, probe))
-                    } else {
-                        let (token, consumer, probe) = live.remove(at: Int(random.next() % UInt64(live.count)))
-                        if random.next() % 2 == 0 { consumer.remove(token) } else { token.cancel() }
-                        probe.removed()
-                    }
-                }
-                for (token, _, probe) in live {
-                    token.cancel()
-                    probe.removed()
+                Self.churnMembers(of: consumers, seed: 0x40_9901, into: probes, while: isDispatching) {
+                    consumer, probe in
+                    // Values jump between stores and hand-fed states: only lateness is checked.
+                    consumer.add(\.name) { _, _ in probe.call(old: 0, new: 1) }
                 }
             }
             for thread in dispatchers { thread.wait() }
@@ -277,5 +249,35 @@ struct LeaveInsideAPassTests {
             handles[index].withLock { $0 }?.cancel()
         }
         #expect(stores.allSatisfy { $0.subscriberCount == 0 })
+    }
+
+    /// Adds members to random consumers, each watched by a probe kept in `probes`, and removes them
+    /// again (by `remove(_:)` or by their token) while `isRunning` holds, then removes the rest;
+    /// `add` makes a member that reports its calls to the probe.
+    private static func churnMembers(
+        of consumers: [StateConsumer<AppState>],
+        seed: UInt64,
+        into probes: Lock<[CallProbe]>,
+        while isRunning: Lock<Bool>,
+        add: (StateConsumer<AppState>, CallProbe) -> ConsumerToken
+    ) {
+        var random = SplitMix64(seed: seed)
+        var live: [(token: ConsumerToken, consumer: StateConsumer<AppState>, probe: CallProbe)] = []
+        while isRunning.withLock({ $0 }) {
+            if live.count < 3 || random.next() % 2 == 0, live.count < 6 {
+                let consumer = consumers[Int(random.next() % UInt64(consumers.count))]
+                let probe = CallProbe("member \(live.count) of seed \(seed)", .forward)
+                probes.withLock { $0.append(probe) }
+                live.append((add(consumer, probe), consumer, probe))
+            } else {
+                let member = live.remove(at: Int(random.next() % UInt64(live.count)))
+                if random.next() % 2 == 0 { member.consumer.remove(member.token) } else { member.token.cancel() }
+                member.probe.removed()
+            }
+        }
+        for member in live {
+            member.token.cancel()
+            member.probe.removed()
+        }
     }
 }
