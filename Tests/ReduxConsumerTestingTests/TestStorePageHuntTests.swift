@@ -112,7 +112,7 @@ struct TestStorePageHuntTests {
         let issues = Recorder<String>()
         await finishesWithoutDeadlock(within: 60) {
             // Captured rather than recorded: how many there are varies from run to run.
-            await FailureCapture.$handler.withValue({ issues.append($0) }) {
+            await FailureCapture.$current.withValue(FailureCapture { issues.append($0) }) {
                 await body()
             }
         }
@@ -140,11 +140,13 @@ struct TestStorePageHuntTests {
             var random = SplitMix64(seed: 9)
             // Captured rather than recorded as known issues: how many sends meet the close varies
             // from run to run.
-            await FailureCapture.$handler.withValue({ text in
-                if !Self.afterClose.contains(text) {
-                    failures.append(text)
+            await FailureCapture.$current.withValue(
+                FailureCapture { text in
+                    if !Self.afterClose.contains(text) {
+                        failures.append(text)
+                    }
                 }
-            }) {
+            ) {
                 for _ in 0..<rounds {
                     let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
                     let store = TestStore(global: appStore, initialState: MainState.init(app:), reducer: mainReducer)

@@ -22,11 +22,21 @@ struct CallSite: Sendable {
     let column: UInt
 }
 
-/// Where the failures reported inside `FailureCapture.$handler.withValue(_:operation:)` go
+/// Where the failures reported inside `FailureCapture.$current.withValue(_:operation:)` go
 /// instead of the test framework: for the package's tests of the test store's own races, whose
 /// failures (a send that met a page closing) vary from run to run and are checked one by one.
-enum FailureCapture {
-    @TaskLocal static var handler: (@Sendable (String) -> Void)?
+///
+/// A class around the closure, not a task-local of optional function type: that one crashed
+/// optimized builds (Swift 6.3, Linux) in an async `withValue`.
+final class FailureCapture: Sendable {
+    @TaskLocal static var current: FailureCapture?
+
+    /// Receives each failure's message.
+    let record: @Sendable (String) -> Void
+
+    init(_ record: @escaping @Sendable (String) -> Void) {
+        self.record = record
+    }
 }
 
 /// Reports a test failure to whichever framework runs the current test.
@@ -34,8 +44,8 @@ enum FailureCapture {
 /// Swift Testing when a Swift Testing test is running (so `withKnownIssue` sees it), XCTest
 /// otherwise; outside both (no test framework linked), the message goes to standard error.
 func reportFailure(_ message: String, at site: CallSite) {
-    if let capture = FailureCapture.handler {
-        capture(message)
+    if let capture = FailureCapture.current {
+        capture.record(message)
         return
     }
     #if canImport(Testing)
