@@ -64,6 +64,7 @@ struct TestStorePageHuntTests {
             sendBlocking()
             await store.send(MainAction.increment)
             await store.finish()
+            page.value = nil  // the middleware, which the page keeps, holds the slot
         }
         #expect(issues == ["send(increment) after close(): a closed page ignores every action."])
     }
@@ -103,6 +104,7 @@ struct TestStorePageHuntTests {
             await store.send(MainAction.increment) { $0.count = 1 }
             await store.finish()
             #expect(page.value?.isClosed == true)
+            page.value = nil  // the effect, which the page keeps, holds the slot
         }
         #expect(issues == [])
     }

@@ -97,12 +97,13 @@ struct LeaveInsideAPassTests {
         let consumer = StateConsumer<AppState>()
         let subscription = Slot<Subscription?>(nil)
         let heard = Recorder<(Int, Int)>()
-        consumer.add(\.counter) { old, new in
+        // Weakly: the consumer keeps its members, which must not keep it.
+        consumer.add(\.counter) { [weak consumer] old, new in
             heard.append((old, new))
             guard new == 1 else { return }
             subscription.value?.cancel()
-            consumer.consume(newState: AppState(counter: 7))
-            consumer.consume(newState: AppState(counter: 8))
+            consumer?.consume(newState: AppState(counter: 7))
+            consumer?.consume(newState: AppState(counter: 8))
         }
         subscription.value = store.subscribe(consumer)
         store.dispatch(CounterAction.increment)

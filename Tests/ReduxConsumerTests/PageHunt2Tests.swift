@@ -94,6 +94,7 @@ struct PageHunt2Tests {
         page.value?.dispatch(MainAction.set(42))
         #expect(page.value?.isClosed == true)
         #expect(page.value?.state == MainState(count: 42))
+        page.value = nil  // the middleware, which the page keeps, holds the slot
     }
 
     /// Dispatches a global action on a thread of its own and holds that thread in the first pass
