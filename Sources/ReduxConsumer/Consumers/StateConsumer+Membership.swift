@@ -85,17 +85,20 @@ extension StateConsumer {
         }
     }
 
-    /// Drops one handle of the subscription `epoch`; returns whether it was the last (the
-    /// subscription ends).
-    func endSubscription(epoch: UInt64) -> Bool {
+    /// Drops one handle of the subscription `epoch`; when it was the last (the subscription ends),
+    /// runs `admitRemoval` under the same lock and returns its result.
+    ///
+    /// A new subscription begins under that lock too, so its attachment always finds the removal
+    /// of the registration from the old one admitted: running, or queued on the store's drain.
+    func endSubscription<Admission>(epoch: UInt64, admitRemoval: () -> Admission) -> Admission? {
         control.withLock { control in
-            guard let subscription = control.subscription, subscription.epoch == epoch else { return false }
+            guard let subscription = control.subscription, subscription.epoch == epoch else { return nil }
             if subscription.handles > 1 {
                 control.subscription?.handles -= 1
-                return false
+                return nil
             }
             control.subscription = nil
-            return true
+            return admitRemoval()
         }
     }
 
@@ -112,6 +115,19 @@ extension StateConsumer {
         guard isSubscribed else { return [] }
         routes.withdrawAll()
         return leave(host)
+    }
+
+    /// Withdraws the calls posted and not made for a subscription whose removal was queued on
+    /// its store's busy drain, unless that removal's ``leave(_:)`` already ran (`hasLeft`, set
+    /// once it has) or a new subscription began: the calls pending then are that subscription's,
+    /// and the queued removal still withdraws this store's before the new attachment runs.
+    func withdrawBeforeLeaving(hasLeft: Lock<Bool>) {
+        control.withLock { control in
+            guard control.subscription == nil else { return }
+            hasLeft.withLock { hasLeft in
+                if !hasLeft { routes.withdrawPending() }
+            }
+        }
     }
 
     /// Moves the registration toward `host` (a store's, as subscription `epoch` to it begins);
@@ -185,8 +201,14 @@ extension StateConsumer {
     /// still walks its members when the callback returns. Meanwhile other threads' removals and
     /// additions go through `host`'s drain (a removal then waits for the call in progress), and a
     /// state fed by hand follows once the pass is over.
+    ///
+    /// The calls the store posted to the consumer's queue or actors and that were not made yet are
+    /// withdrawn here, in order with the store's states: a new subscription's attachment, and a
+    /// state fed by hand, queue behind this job, so their calls are never taken for this store's.
     func leave(_ host: ConsumerHost) -> [any Sendable] {
+        let isHere = control.withLock { $0.home === host }
         let removed = hand(from: host, to: nil)
+        if isHere { routes.withdrawPending() }
         host.drain.afterCurrentJob(generation: ThreadContext.current.generation) { [self] in
             let removed = release(host)
             withExtendedLifetime(removed) {}

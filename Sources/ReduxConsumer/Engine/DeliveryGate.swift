@@ -124,6 +124,18 @@ final class DeliveryGate: Sendable {
         drop(keepingOld: true) { _ in true }
     }
 
+    /// Drops every pending call as ``withdrawAll()`` does, without waiting for a call in progress
+    /// (see ``waitForCallInProgress()``): for a drain's job, where the subscription ends in order
+    /// with the states that posted the calls.
+    func withdrawPending() {
+        drop(keepingOld: true, waits: false) { _ in true }
+    }
+
+    /// Waits until no call is running on another thread (or the thread running it parks).
+    func waitForCallInProgress() {
+        waitForCall(ThreadContext.current) { _ in true }
+    }
+
     /// Whether calls were withdrawn and not yet taken back.
     var hasWithdrawn: Bool {
         state.withLock { !$0.withdrawn.isEmpty }
@@ -205,9 +217,7 @@ final class DeliveryGate: Sendable {
         }
     }
 
-    private func drop(keepingOld keepsOld: Bool, where matches: @escaping (UInt64) -> Bool) {
-        let context = ThreadContext.current
-        let thread = ObjectIdentifier(context)
+    private func drop(keepingOld keepsOld: Bool, waits: Bool = true, where matches: @escaping (UInt64) -> Bool) {
         let dropped = state.withLock { state -> [any Sendable] in
             if let current = state.current, matches(current.member) {
                 if current.thread == nil {
@@ -245,6 +255,14 @@ final class DeliveryGate: Sendable {
             }
             return dropped
         }
+        if waits { waitForCall(ThreadContext.current, where: matches) }
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Waits until no call of a member that `matches` runs on a thread other than `context`'s (or
+    /// the thread running it parks).
+    private func waitForCall(_ context: ThreadContext, where matches: @escaping (UInt64) -> Bool) {
+        let thread = ObjectIdentifier(context)
         context.parked {
             state.withLock(
                 waitingUntil: { state in
@@ -256,7 +274,6 @@ final class DeliveryGate: Sendable {
                 { _ in }
             )
         }
-        withExtendedLifetime(dropped) {}
     }
 
     /// Takes the next call, or stops the pump when none is left.

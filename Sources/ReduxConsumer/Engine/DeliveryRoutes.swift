@@ -46,6 +46,19 @@ final class DeliveryRoutes: Sendable {
         actorGate.withLock { $0 }?.withdrawAll()
     }
 
+    /// Drops every pending call of members that stay, without waiting for a call in progress
+    /// (see ``DeliveryGate/withdrawPending()``).
+    func withdrawPending() {
+        queue?.withdrawPending()
+        actorGate.withLock { $0 }?.withdrawPending()
+    }
+
+    /// Waits until no call runs on another thread (see ``DeliveryGate/waitForCallInProgress()``).
+    func waitForCallsInProgress() {
+        queue?.waitForCallInProgress()
+        actorGate.withLock { $0 }?.waitForCallInProgress()
+    }
+
     /// Whether calls were withdrawn and their members did not take them back yet.
     var hasWithdrawn: Bool {
         queue?.hasWithdrawn == true || actorGate.withLock { $0 }?.hasWithdrawn == true

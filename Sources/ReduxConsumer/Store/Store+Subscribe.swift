@@ -236,17 +236,33 @@ extension Store {
     }
 
     private func unsubscribe(_ consumer: StateConsumer<State>, epoch: UInt64) {
-        guard consumer.endSubscription(epoch: epoch) else { return }
-        drain.locked { shared.subscriberCount -= 1 }
         let garbage = Garbage()
-        remove(tag: consumer.members.tag) { store in
-            let core = store.core.value
+        let job: @Sendable () -> Void = { [self] in
+            let core = core.value
             if let removed = core.consumers.removeValue(forKey: ObjectIdentifier(consumer)) {
                 garbage.keep([removed])
             }
-            garbage.keep(consumer.leave(store.host))
+            garbage.keep(consumer.leave(host))
         }
-        consumer.routes.withdrawAll()
+        // The job withdraws the calls posted to the consumer's queue or actors (see
+        // `StateConsumer.leave`). Queued behind another thread's work, it runs later: the calls
+        // pending are withdrawn here meanwhile, unless it has run by then.
+        var hasLeft: Lock<Bool>?
+        let admitted = consumer.endSubscription(epoch: epoch) {
+            drain.admitRemoval(tag: consumer.members.tag, .registration) {
+                let flag = Lock(false)
+                hasLeft = flag
+                return {
+                    job()
+                    flag.withLock { $0 = true }
+                }
+            }
+        }
+        guard let admission = admitted else { return }
+        drain.locked { shared.subscriberCount -= 1 }
+        drain.finishRemoval(admission, job)
+        if let hasLeft { consumer.withdrawBeforeLeaving(hasLeft: hasLeft) }
+        consumer.routes.waitForCallsInProgress()
         withExtendedLifetime(garbage) {}
     }
 }
