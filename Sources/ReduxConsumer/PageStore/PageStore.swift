@@ -88,8 +88,6 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
 
     let store: Store<State>
     private let lifecycle: Lock<Lifecycle>
-    /// The page's one close.
-    private let closing = RunOnce(())
     private let queue: DispatchQueue?
     private let diagnose: @Sendable (String) -> Void
 
@@ -100,6 +98,8 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
         var globalConsumer: StateConsumer<GlobalState>?
         /// Everything to cancel on close: the consumer subscriptions, the forwarding listeners.
         var registrations: [any Cancellable] = []
+        /// The close, run once (see ``RunOnce``).
+        var closing = RunOnce(())
     }
 
     /// Subscribes a new `consumer` to `store` and keeps it at `slot`, unless another thread did
@@ -290,7 +290,7 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
 
     private func release() {
         // A later close, on another thread, returns once the first one is done (see `RunOnce`).
-        closing.run { _ in
+        lifecycle.runOnce(\.closing) { _ in
             let (registrations, globalConsumer, consumer) = lifecycle.withLock {
                 lifecycle -> ([any Cancellable], StateConsumer<GlobalState>?, StateConsumer<State>?) in
                 lifecycle.isClosed = true

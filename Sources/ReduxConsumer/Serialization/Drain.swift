@@ -49,7 +49,7 @@ final class Drain: @unchecked Sendable {
         case removal
     }
 
-    private let machine = ConditionLock(DrainStateMachine())
+    private let machine: ConditionLock<DrainStateMachine>
     // `@exclusivity(unchecked)` on `local`, `deferred`, `needsPublishing`, `heldSenders` and
     // `jobsHoldingSenders`: only the owner touches them (the held senders are taken under the
     // machine's lock while this thread still owns the drain), in short accesses that never span a
@@ -86,20 +86,18 @@ final class Drain: @unchecked Sendable {
     @usableFromInline static let depthSlot = 1
     @usableFromInline static let firstCallSlot = 2
     /// Levels of nested calls published one by one; deeper calls count as calling everything, so
-    /// a remover waits for them to return (or for the owner to park).
-    @usableFromInline static let maxPublishedCalls = 8
+    /// a remover waits for them to return (or for the owner to park). Four: a callback that
+    /// subscribes a consumer whose first callbacks add another is three deep; every store pays
+    /// two words per level.
+    @usableFromInline static let maxPublishedCalls = 4
     private static let slotCount = firstCallSlot + 2 * maxPublishedCalls
 
     init() {
         rc_setup()
-        // Allocated here, freed in deinit; only ever accessed through the `rc_` atomics.
-        callSlots = .allocate(capacity: Self.slotCount)
-        callSlots.initialize(repeating: 0, count: Self.slotCount)
-    }
-
-    deinit {
-        callSlots.deinitialize(count: Self.slotCount)
-        callSlots.deallocate()
+        // In the lock's allocation (one allocation less per store), which lives as long as the
+        // drain; only ever accessed through the `rc_` atomics.
+        machine = ConditionLock(DrainStateMachine(), trailingWords: Self.slotCount)
+        callSlots = machine.trailingWords
     }
 
     /// Runs `job` in this drain's order; see the type's table for when.

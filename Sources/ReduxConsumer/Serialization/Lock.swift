@@ -20,10 +20,10 @@
 /// call user code inside `withLock`. For waiting on a condition, see ``ConditionLock``.
 package struct Lock<Value>: @unchecked Sendable {
     // @unchecked: the value is only reached inside `withLock`, which holds the mutex.
-    private let storage: LockStorage<Value, pthread_mutex_t>
+    private let storage: LockStorage<Value>
 
     package init(_ value: Value) {
-        storage = LockStorage.make(value) { initializeMutex($0) }
+        storage = LockStorage.make(value)
     }
 
     /// Runs `body` with exclusive access to the protected value.
@@ -39,23 +39,29 @@ package struct Lock<Value>: @unchecked Sendable {
 
 /// A mutex and a condition variable around a value: ``withLock(_:)``, plus waiting until the
 /// value satisfies a condition, woken by ``broadcast()``.
+///
+/// It can also hold words of its owner's in its allocation (see ``init(_:trailingWords:)``).
 package struct ConditionLock<Value>: @unchecked Sendable {
     // @unchecked: the value is only reached inside `withLock`, which holds the mutex.
-    private let storage: LockStorage<Value, ConditionPrimitives>
+    private let storage: ConditionLockStorage<Value>
 
-    package init(_ value: Value) {
-        storage = LockStorage.make(value) { primitives in
-            primitives.initialize(to: ConditionPrimitives())
-            initializeMutex(&primitives.pointee.mutex)
-            let result = pthread_cond_init(&primitives.pointee.condition, nil)
-            precondition(result == 0, "pthread_cond_init failed with \(result)")
-        }
+    /// A lock around `value`, whose allocation also holds `trailingWords` words, all zero, for the
+    /// owner's own use (see ``trailingWords``).
+    package init(_ value: Value, trailingWords: Int = 0) {
+        storage = ConditionLockStorage.make(value, trailingWords: trailingWords)
+    }
+
+    /// The words asked for at creation: the lock does not guard them (its owner reaches them with
+    /// atomics, for instance); the pointer is valid as long as a copy of the lock lives.
+    package var trailingWords: UnsafeMutablePointer<UInt> {
+        storage.withUnsafeMutablePointerToElements { $0 + ConditionLockStorage<Value>.primitiveWords }
     }
 
     /// Runs `body` with exclusive access to the protected value.
     @inline(__always)
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeMutablePointers { value, primitives in
+        try storage.withUnsafeMutablePointers { value, words in
+            let primitives = ConditionLockStorage<Value>.primitives(words)
             lockMutex(&primitives.pointee.mutex)
             defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
             return try body(&value.pointee)
@@ -69,7 +75,8 @@ package struct ConditionLock<Value>: @unchecked Sendable {
         waitingUntil isReady: (Value) -> Bool,
         _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        try storage.withUnsafeMutablePointers { value, primitives in
+        try storage.withUnsafeMutablePointers { value, words in
+            let primitives = ConditionLockStorage<Value>.primitives(words)
             lockMutex(&primitives.pointee.mutex)
             defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
             while !isReady(value.pointee) {
@@ -88,7 +95,8 @@ package struct ConditionLock<Value>: @unchecked Sendable {
         deadline: Deadline,
         _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        try storage.withUnsafeMutablePointers { value, primitives in
+        try storage.withUnsafeMutablePointers { value, words in
+            let primitives = ConditionLockStorage<Value>.primitives(words)
             lockMutex(&primitives.pointee.mutex)
             defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
             var time = deadline.time
@@ -105,8 +113,8 @@ package struct ConditionLock<Value>: @unchecked Sendable {
 
     /// Wakes every thread waiting in ``withLock(waitingUntil:_:)`` so it checks its condition again.
     package func broadcast() {
-        storage.withUnsafeMutablePointerToElements { primitives in
-            _ = pthread_cond_broadcast(&primitives.pointee.condition)
+        storage.withUnsafeMutablePointerToElements { words in
+            _ = pthread_cond_broadcast(&ConditionLockStorage<Value>.primitives(words).pointee.condition)
         }
     }
 }
@@ -117,27 +125,63 @@ package struct ConditionPrimitives {
     var condition = pthread_cond_t()
 }
 
-/// The one allocation of a lock: the value as the header, the primitives as the single element
-/// (tail-allocated, so their address is stable, as pthread requires).
-private final class LockStorage<Value, Primitives>: ManagedBuffer<Value, Primitives> {
-    static func make(_ value: Value, initialize: (UnsafeMutablePointer<Primitives>) -> Void) -> LockStorage {
+/// The one allocation of a lock: the value as the header, the mutex as the single element
+/// (tail-allocated, so its address is stable, as pthread requires).
+private final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> LockStorage {
         let buffer = create(minimumCapacity: 1) { _ in value }
         // `create` allocates an instance of the class it is called on: this one.
         let storage = unsafeDowncast(buffer, to: LockStorage.self)
-        storage.withUnsafeMutablePointerToElements { initialize($0) }
+        storage.withUnsafeMutablePointerToElements { initializeMutex($0) }
         return storage
     }
 
     deinit {
-        withUnsafeMutablePointerToElements { primitives in
-            // Both layouts begin with the mutex; a condition lock also destroys its condition.
-            if Primitives.self == ConditionPrimitives.self {
-                let both = UnsafeMutableRawPointer(primitives).assumingMemoryBound(to: ConditionPrimitives.self)
-                pthread_cond_destroy(&both.pointee.condition)
-                pthread_mutex_destroy(&both.pointee.mutex)
-            } else {
-                pthread_mutex_destroy(UnsafeMutableRawPointer(primitives).assumingMemoryBound(to: pthread_mutex_t.self))
-            }
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
+    }
+}
+
+/// The one allocation of a condition lock: the value as the header, then words holding the
+/// primitives (tail-allocated, so their address is stable, as pthread requires), then the owner's
+/// trailing words.
+private final class ConditionLockStorage<Value>: ManagedBuffer<Value, UInt> {
+    /// The words the primitives take, at the start of the elements.
+    static var primitiveWords: Int {
+        (MemoryLayout<ConditionPrimitives>.size + MemoryLayout<UInt>.size - 1) / MemoryLayout<UInt>.size
+    }
+
+    static func make(_ value: Value, trailingWords: Int) -> ConditionLockStorage {
+        let buffer = create(minimumCapacity: primitiveWords + trailingWords) { _ in value }
+        // `create` allocates an instance of the class it is called on: this one.
+        let storage = unsafeDowncast(buffer, to: ConditionLockStorage.self)
+        assert(MemoryLayout<ConditionPrimitives>.alignment <= MemoryLayout<UInt>.alignment)
+        storage.withUnsafeMutablePointerToElements { words in
+            // Rebound once, here, before any use: the primitives' words are only ever reached as
+            // `ConditionPrimitives` (word-aligned, like the elements), the rest as words.
+            let primitives = UnsafeMutableRawPointer(words).bindMemory(to: ConditionPrimitives.self, capacity: 1)
+            primitives.initialize(to: ConditionPrimitives())
+            initializeMutex(&primitives.pointee.mutex)
+            let result = pthread_cond_init(&primitives.pointee.condition, nil)
+            precondition(result == 0, "pthread_cond_init failed with \(result)")
+            (words + primitiveWords).initialize(repeating: 0, count: trailingWords)
+        }
+        return storage
+    }
+
+    /// The primitives at the start of `words`, the storage's elements.
+    @inline(__always)
+    static func primitives(_ words: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<ConditionPrimitives> {
+        UnsafeMutableRawPointer(words).assumingMemoryBound(to: ConditionPrimitives.self)
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { words in
+            let primitives = Self.primitives(words)
+            pthread_cond_destroy(&primitives.pointee.condition)
+            pthread_mutex_destroy(&primitives.pointee.mutex)
             primitives.deinitialize(count: 1)
         }
     }

@@ -5,13 +5,13 @@
 /// dropping it changes nothing; the registration lasts until ``cancel()`` is called, directly or by
 /// the ``ConsumerBag`` holding it, or until its store is gone.
 public final class Subscription: Cancellable {
-    private let ending: RunOnce<@Sendable () -> Void>
+    private let ending: Lock<RunOnce<@Sendable () -> Void>>
 
     /// Creates a subscription that runs `onCancel` once, on the first `cancel()`.
     ///
     /// - Parameter onCancel: What ends the registration.
     public init(onCancel: @escaping @Sendable () -> Void) {
-        ending = RunOnce(onCancel)
+        ending = Lock(RunOnce(onCancel))
     }
 
     /// Ends the registration. Once `cancel()` returns, the subscriber is never called again (a call
@@ -19,16 +19,16 @@ public final class Subscription: Cancellable {
     /// one). Calling it again ends nothing more; a call made while another thread's first call is
     /// still ending the registration returns once that one is done (at once from inside it).
     public func cancel() {
-        ending.run { end in end() }
+        ending.runOnce(\.self) { end in end() }
     }
 
     /// Whether ``cancel()`` has been called.
     public var isCancelled: Bool {
-        ending.hasStarted
+        ending.withLock { $0.hasStarted }
     }
 
     /// How many `cancel()` calls wait for the first one to finish (for tests).
     var waitingCancellers: Int {
-        ending.waitingCount
+        ending.withLock { $0.waitingCount }
     }
 }
