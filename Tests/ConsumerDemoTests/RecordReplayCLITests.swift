@@ -361,6 +361,10 @@ extension RecordReplayCLITests {
 
     @Test(arguments: [
         (["record"], "'record' needs a file: consumer-demo record FILE"),
+        (
+            ["record", "-"],
+            "'record' writes a file, not standard output: name one, e.g. consumer-demo record session.jsonl"
+        ),
         (["replay", "a.jsonl", "b.jsonl"], #"'replay' takes one file, found another: "b.jsonl""#),
         (["replay", "a.jsonl", "--script", "x.txt"], "option '--script' applies to 'record' only"),
         (["run", "x.txt", "--until", "3"], "option '--until' applies to 'replay' only"),

@@ -23,7 +23,13 @@ extension ArgumentParser {
         if let extra = operands.dropFirst().first {
             throw UsageError(message: "'\(name)' takes one file, found another: \(quoted(extra, limit: 40))")
         }
-        return name == "record" ? .record(path: path) : .replay(path: path)
+        guard name == "record" else { return .replay(path: path) }
+        if path == "-" {
+            // Standard output carries the tour's or the script's own output.
+            throw UsageError(
+                message: "'record' writes a file, not standard output: name one, e.g. consumer-demo record session.jsonl")
+        }
+        return .record(path: path)
     }
 
     /// Rejects recording options given to a command they do not apply to.
