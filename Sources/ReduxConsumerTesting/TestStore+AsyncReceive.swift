@@ -163,14 +163,17 @@ extension TestStore {
         let start = DispatchTime.now().uptimeNanoseconds
         let limit = nanoseconds(reception.timeout)
         var index: Int?
+        var wasClosed = false
         while true {
             await completeEvents()
             index = nextCandidate(for: reception, matching: isMatch)
             let elapsed = DispatchTime.now().uptimeNanoseconds - start
-            if index != nil || elapsed >= limit || Task.isCancelled {
+            if index != nil || elapsed >= limit || Task.isCancelled || wasClosed {
                 break
             }
-            await log.news(withinNanoseconds: limit - elapsed)
+            // A closed page reduces nothing more: one last look, then no wait.
+            wasClosed = isClosedForReceiving(reception)
+            if !wasClosed { await log.news(withinNanoseconds: limit - elapsed) }
         }
         end(reception, at: index, matching: isMatch, updateExpectedState)
     }

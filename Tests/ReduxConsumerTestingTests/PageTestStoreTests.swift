@@ -140,6 +140,18 @@ struct PageTestStoreTests {
         #expect(appStore.subscriberCount == 0, "the page's subscription and the test store's listener are gone")
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func receivingOnAClosedPageFailsAtOnceInsteadOfWaitingOutItsTimeout() async {
+        let (store, _) = Self.makeStore()
+        store.close()
+        let message =
+            "Expected to receive search(\"swift\"), but the page is closed (a closed page reduces no action), and nothing was received."
+        // Each would wait two minutes if it waited out its timeout: the time limit fails it.
+        expectFailure(message) { store.receive(SearchAction.search("swift"), timeout: 120) }
+        await expectFailure(message) { await store.receive(SearchAction.search("swift"), timeout: 120) }
+        await store.finish()
+    }
+
     @Test func sendingToAClosedPageFails() async {
         let (store, _) = Self.makeStore()
         store.close()

@@ -50,6 +50,12 @@ extension TestStore {
         }
     }
 
+    /// Whether `reception` can stop waiting because the page under test is closed and will reduce
+    /// no action any more (global actions may still come).
+    func isClosedForReceiving(_ reception: Reception) -> Bool {
+        reception.source == .store && subject.isClosed()
+    }
+
     /// Files what the store has completed and returns the index of the action to check next in the
     /// step's source: the first one when exhaustive, the first that matches otherwise; `nil` when
     /// there is none yet. Call it after completing the events.
@@ -123,6 +129,13 @@ extension TestStore {
             ? "nothing was received."
             : "received only:\n" + queue.map { "  " + rendered(action: $0) }.joined(separator: "\n")
         let cancelled = Task.isCancelled ? " (the test's task was cancelled)" : ""
+        if isClosedForReceiving(reception) {
+            reportFailure(
+                "Expected to receive \(reception.expectation), but the page is closed (a closed page reduces no action), and \(skipped)",
+                at: reception.site
+            )
+            return
+        }
         reportFailure(
             "Expected to receive \(reception.expectation) within \(seconds(reception.timeout))\(cancelled), but \(skipped)",
             at: reception.site
