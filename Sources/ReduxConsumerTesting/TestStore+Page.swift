@@ -129,7 +129,7 @@ extension TestStore {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let step = "sendGlobal(\(rendered(action: action)))"
         guard let operations = pageOperations(for: step, at: site), beginSend(step, at: site) else { return }
-        operations.dispatchGlobal(action)
+        guard operations.dispatchGlobal(action) else { return reportClosedWhileSending(step, at: site) }
         completeEventsNow()
         endSendGlobal(action, step: step)
     }
@@ -156,7 +156,7 @@ extension TestStore {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let step = "sendGlobal(\(rendered(action: action)))"
         guard let operations = pageOperations(for: step, at: site), beginSend(step, at: site) else { return }
-        await operations.sendGlobal(action)
+        guard await operations.sendGlobal(action) else { return reportClosedWhileSending(step, at: site) }
         await completeEvents()
         endSendGlobal(action, step: step)
     }
@@ -203,6 +203,14 @@ extension TestStore {
             return nil
         }
         return operations
+    }
+
+    /// Reports a global send that the page ignored because it closed (on another thread, say)
+    /// after ``beginSend(_:at:)`` found it open.
+    private func reportClosedWhileSending(_ step: String, at site: CallSite) {
+        reportFailure(
+            "\(step): the page closed before the action was sent; a closed page ignores every action.", at: site)
+        lastStep = step
     }
 
     /// The end of a `sendGlobal`: files what the global action caused, minus the action itself.

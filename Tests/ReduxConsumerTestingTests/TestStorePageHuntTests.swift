@@ -109,6 +109,53 @@ struct TestStorePageHuntTests {
         #expect(issues == [])
     }
 
+    /// Another thread closes the page while the test sends a global action (blocking and async,
+    /// in turn): the send either reaches the global store, or fails saying the page closed; it
+    /// never passes with the action dropped.
+    @Test func aGlobalSendRacingACloseEitherReachesTheGlobalStoreOrFails() async {
+        let lost = Recorder<Int>()
+        let unexpected = Recorder<String>()
+        await finishesWithoutDeadlock(within: 120) {
+            var random = SplitMix64(seed: 11)
+            for round in 1...scaled(2000, sanitized: 200) {
+                let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
+                let store = TestStore(global: appStore, initialState: MainState.init(app:), reducer: mainReducer)
+                let page = store.page(global: AppState.self)
+                let start = Slot(false)
+                let delay = Int(random.next() % 300)
+                let closed = spawn {
+                    spin { start.value }
+                    for _ in 0..<delay { _ = start.value }
+                    page.close()
+                }
+                let failures = Recorder<String>()
+                await FailureCapture.$current.withValue(FailureCapture { failures.append($0) }) {
+                    start.value = true
+                    if round.isMultiple(of: 2) {
+                        await store.sendGlobal(AppAction.setBadge(round))
+                    } else {
+                        let sendBlocking = { store.sendGlobal(AppAction.setBadge(round)) }
+                        sendBlocking()
+                    }
+                    closed.wait()
+                    await store.finish()
+                }
+                let sendFailures = failures.values.filter {
+                    $0.contains("after close(): a closed page ignores every action.")
+                        || $0.contains("the page closed before the action was sent")
+                }
+                for failure in failures.values where !sendFailures.contains(failure) {
+                    unexpected.append(failure)
+                }
+                if sendFailures.isEmpty, appStore.state.badge != round {
+                    lost.append(round)
+                }
+            }
+        }
+        #expect(lost.values == [], "sends that passed but never reached the global store")
+        #expect(unexpected.values == [])
+    }
+
     /// The issues `body` records, within a watchdog.
     private static func issues(_ body: @escaping @Sendable () async -> Void) async -> [String] {
         let issues = Recorder<String>()

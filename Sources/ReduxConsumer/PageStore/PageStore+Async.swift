@@ -18,8 +18,15 @@ extension PageStore {
     ///   - action: What happened, for the global store.
     ///   - isolation: The caller's isolation; leave the default.
     public func sendGlobal(_ action: any Action, isolation: isolated (any Actor)? = #isolation) async {
-        guard accepts(action, in: "sendGlobal") else { return }
+        _ = await sendGlobalIfOpen(action)
+    }
+
+    /// ``sendGlobal(_:isolation:)``, saying whether the page passed `action` on (`false`: it was
+    /// closed, and the action was ignored and reported), for a test store that must tell which.
+    package func sendGlobalIfOpen(_ action: any Action, isolation: isolated (any Actor)? = #isolation) async -> Bool {
+        guard accepts(action, in: "sendGlobal") else { return false }
         await global.send(action)
+        return true
     }
 
     /// The changes of the page state's value at `keyPath`, as an async sequence that finishes when

@@ -232,8 +232,15 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
     ///
     /// - Parameter action: What happened, for the global store.
     public func dispatchGlobal(_ action: any Action) {
-        guard accepts(action, in: "dispatchGlobal") else { return }
+        _ = dispatchGlobalIfOpen(action)
+    }
+
+    /// ``dispatchGlobal(_:)``, saying whether the page passed `action` on (`false`: it was closed,
+    /// and the action was ignored and reported), for a test store that must tell which.
+    package func dispatchGlobalIfOpen(_ action: any Action) -> Bool {
+        guard accepts(action, in: "dispatchGlobal") else { return false }
         global.dispatch(action)
+        return true
     }
 
     /// Forwards the global actions that `isForwarded` accepts into the page's reducer, from now

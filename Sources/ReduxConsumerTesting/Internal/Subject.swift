@@ -16,8 +16,10 @@ struct Subject<State: Sendable>: Sendable {
     let pageOperations: PageOperations?
 
     struct PageOperations: Sendable {
-        let dispatchGlobal: @Sendable (any Action) -> Void
-        let sendGlobal: @Sendable (any Action) async -> Void
+        /// Whether the page passed the action on (`false`: it was closed).
+        let dispatchGlobal: @Sendable (any Action) -> Bool
+        /// Whether the page passed the action on (`false`: it was closed).
+        let sendGlobal: @Sendable (any Action) async -> Bool
         let close: @Sendable () -> Void
     }
 
@@ -49,8 +51,8 @@ struct Subject<State: Sendable>: Sendable {
         runningEffects = { page.runningEffects }
         isClosed = { page.isClosed }
         pageOperations = PageOperations(
-            dispatchGlobal: { page.dispatchGlobal($0) },
-            sendGlobal: { await page.sendGlobal($0) },
+            dispatchGlobal: { page.dispatchGlobalIfOpen($0) },
+            sendGlobal: { await page.sendGlobalIfOpen($0) },
             close: { page.close() }
         )
     }

@@ -27,7 +27,8 @@ extension ArgumentParser {
         if path == "-" {
             // Standard output carries the tour's or the script's own output.
             throw UsageError(
-                message: "'record' writes a file, not standard output: name one, e.g. consumer-demo record session.jsonl")
+                message:
+                    "'record' writes a file, not standard output: name one, e.g. consumer-demo record session.jsonl")
         }
         return .record(path: path)
     }
