@@ -118,16 +118,7 @@ struct TestStorePageHuntTests {
         await finishesWithoutDeadlock(within: 120) {
             var random = SplitMix64(seed: 11)
             for round in 1...scaled(2000, sanitized: 200) {
-                let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
-                let store = TestStore(global: appStore, initialState: MainState.init(app:), reducer: mainReducer)
-                let page = store.page(global: AppState.self)
-                let start = Slot(false)
-                let delay = Int(random.next() % 300)
-                let closed = spawn {
-                    spin { start.value }
-                    for _ in 0..<delay { _ = start.value }
-                    page.close()
-                }
+                let (appStore, store, start, closed) = Self.storeClosedOnAnotherThread(&random)
                 let failures = Recorder<String>()
                 await FailureCapture.$current.withValue(FailureCapture { failures.append($0) }) {
                     start.value = true
@@ -154,6 +145,24 @@ struct TestStorePageHuntTests {
         }
         #expect(lost.values == [], "sends that passed but never reached the global store")
         #expect(unexpected.values == [])
+    }
+
+    /// A fresh page test store and its global store, and a thread that closes the page once `start`
+    /// is set, after a random short delay.
+    private static func storeClosedOnAnotherThread(
+        _ random: inout SplitMix64
+    ) -> (global: Store<AppState>, store: TestStore<MainState>, start: Slot<Bool>, closed: DispatchSemaphore) {
+        let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
+        let store = TestStore(global: appStore, initialState: MainState.init(app:), reducer: mainReducer)
+        let page = store.page(global: AppState.self)
+        let start = Slot(false)
+        let delay = Int(random.next() % 300)
+        let closed = spawn {
+            spin { start.value }
+            for _ in 0..<delay { _ = start.value }
+            page.close()
+        }
+        return (appStore, store, start, closed)
     }
 
     /// The issues `body` records, within a watchdog.
@@ -197,17 +206,8 @@ struct TestStorePageHuntTests {
                 }
             ) {
                 for _ in 0..<rounds {
-                    let appStore = Store(initialState: AppState(badge: 0), reducer: appReducer)
-                    let store = TestStore(global: appStore, initialState: MainState.init(app:), reducer: mainReducer)
-                    let page = store.page(global: AppState.self)
-                    let start = Slot(false)
-                    let delay = Int(random.next() % 300)
-                    let closed = spawn {
-                        spin { start.value }
-                        for _ in 0..<delay { _ = start.value }
-                        page.close()
-                    }
-                    await step(store, page, start)
+                    let (_, store, start, closed) = Self.storeClosedOnAnotherThread(&random)
+                    await step(store, store.page(global: AppState.self), start)
                     start.value = true
                     closed.wait()
                     await store.finish()
