@@ -117,13 +117,14 @@ extension StateConsumer {
         return leave(host)
     }
 
-    /// Withdraws the calls posted and not made for a subscription whose removal was queued on
-    /// its store's busy drain, unless that removal's ``leave(_:)`` already ran (`hasLeft`, set
-    /// once it has) or a new subscription began: the calls pending then are that subscription's,
-    /// and the queued removal still withdraws this store's before the new attachment runs.
-    func withdrawBeforeLeaving(hasLeft: Lock<Bool>) {
+    /// Withdraws the calls posted and not made for a subscription to `host`'s store whose removal
+    /// was queued on its busy drain, unless that removal's ``leave(_:)`` already ran (`hasLeft`,
+    /// set once it has) or the registration was handed on from `host`: the calls pending then may
+    /// be the next subscription's or hand-fed states'. Until either, every call pending is
+    /// `host`'s, even when a new subscription began: its attachment or hand-over is queued behind.
+    func withdrawBeforeLeaving(_ host: ConsumerHost, hasLeft: Lock<Bool>) {
         control.withLock { control in
-            guard control.subscription == nil else { return }
+            guard control.home === host else { return }
             hasLeft.withLock { hasLeft in
                 if !hasLeft { routes.withdrawPending() }
             }

@@ -246,7 +246,8 @@ extension Store {
         }
         // The job withdraws the calls posted to the consumer's queue or actors (see
         // `StateConsumer.leave`). Queued behind another thread's work, it runs later: the calls
-        // pending are withdrawn here meanwhile, unless it has run by then.
+        // pending are withdrawn here meanwhile (a new subscription begun since included, whose
+        // attachment waits behind it), unless it has run or handed the registration on by then.
         var hasLeft: Lock<Bool>?
         let admitted = consumer.endSubscription(epoch: epoch) {
             drain.admitRemoval(tag: consumer.members.tag, .registration) {
@@ -261,7 +262,7 @@ extension Store {
         guard let admission = admitted else { return }
         drain.locked { shared.subscriberCount -= 1 }
         drain.finishRemoval(admission, job)
-        if let hasLeft { consumer.withdrawBeforeLeaving(hasLeft: hasLeft) }
+        if let hasLeft { consumer.withdrawBeforeLeaving(host, hasLeft: hasLeft) }
         consumer.routes.waitForCallsInProgress()
         withExtendedLifetime(garbage) {}
     }
