@@ -71,6 +71,7 @@ extension StateConsumer {
     /// subscription's epoch and whether this is its first handle.
     func beginSubscription(to host: ConsumerHost) -> (epoch: UInt64, isFirst: Bool) {
         control.withLock { control in
+            control.forgetEndedStore()
             if let subscription = control.subscription {
                 requireProperUse(
                     subscription.host === host,

@@ -87,6 +87,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     /// - Parameter newState: The new state.
     public func consume(newState: State) {
         let host = control.withLock { control -> ConsumerHost in
+            control.forgetEndedStore()
             if let subscription = control.subscription {
                 stopOnMisuse(
                     "StateConsumer<\(State.self)>.consume(newState:) was called while the consumer is subscribed to \(subscription.host); a consumer is fed by one source at a time. Cancel the subscription first, or feed it only from the store."
@@ -308,6 +309,15 @@ struct ConsumerControl {
 
     /// The consumer's own host if it was ever made.
     var existingOwnHost: ConsumerHost? { own }
+
+    /// Ends a subscription whose store is gone while the job that ends it for the store waits
+    /// (see ``ConsumerHost/markEnded()``): the consumer may be subscribed or fed again at once,
+    /// and its registration follows from that store's drain once the job has run.
+    mutating func forgetEndedStore() {
+        if let subscription, subscription.host.hasEnded {
+            self.subscription = nil
+        }
+    }
 }
 
 /// The consumer's registration, confined to the drain of the consumer's current host: every access

@@ -19,6 +19,8 @@ final class ConsumerHost: Sendable, CustomStringConvertible {
     let stateType: any Sendable.Type
     /// The identity in messages: the store's, or (a consumer's own host) the host's.
     private let address: UInt?
+    /// Whether the store is gone (see ``markEnded()``).
+    private let ended = Lock(false)
 
     init(
         drain: Drain,
@@ -38,6 +40,18 @@ final class ConsumerHost: Sendable, CustomStringConvertible {
     /// A consumer's own host: no state between the states it is fed.
     convenience init(stateType: any Sendable.Type) {
         self.init(drain: Drain(), isStore: false, stateType: stateType) { _ in false }
+    }
+
+    /// Marks the store gone, as it deinitialises: its consumers' subscriptions are over from now
+    /// on, although the job that brings their registrations home may still wait for the drain
+    /// (held by a member's add on another thread).
+    func markEnded() {
+        ended.withLock { $0 = true }
+    }
+
+    /// Whether the store is gone (see ``markEnded()``).
+    var hasEnded: Bool {
+        ended.withLock { $0 }
     }
 
     /// The store's type and a short identity, for messages: `Store<AppState>(0x7f…)`.

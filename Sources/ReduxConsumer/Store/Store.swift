@@ -115,6 +115,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     private func freeConsumers() {
         // Made with the first subscribed consumer: no host, no consumer to free.
         guard let host = drain.locked({ madeHost }) else { return }
+        // At once, even when the job below must wait: the consumers are free to be subscribed
+        // elsewhere or fed by hand from now on (their registrations follow, behind this job).
+        host.markEnded()
         let core = core
         let garbage = Garbage()
         // A job of the drain, as every change of the consumers is; it runs now unless a consumer's
