@@ -311,7 +311,7 @@ struct ConsumerControl {
     var existingOwnHost: ConsumerHost? { own }
 
     /// Ends a subscription whose store is gone while the job that ends it for the store waits
-    /// (see ``ConsumerHost/markEnded()``): the consumer may be subscribed or fed again at once,
+    /// (see ``ConsumerHost/hasEnded``): the consumer may be subscribed or fed again at once,
     /// and its registration follows from that store's drain once the job has run.
     mutating func forgetEndedStore() {
         if let subscription, subscription.host.hasEnded {

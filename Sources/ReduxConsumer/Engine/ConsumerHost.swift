@@ -19,17 +19,20 @@ final class ConsumerHost: Sendable, CustomStringConvertible {
     let stateType: any Sendable.Type
     /// The identity in messages: the store's, or (a consumer's own host) the host's.
     private let address: UInt?
-    /// Whether the store is gone (see ``markEnded()``).
-    private let ended = Lock(false)
+    /// The store whose host this is (`nil` for a consumer's own host): weak, since the store
+    /// keeps its host. `nil` from the moment the store's last reference goes (see ``hasEnded``).
+    private weak let store: (any AnyObject & Sendable)?
 
     init(
         drain: Drain,
         isStore: Bool,
         stateType: any Sendable.Type,
         address: UInt? = nil,
+        store: (any AnyObject & Sendable)? = nil,
         withCurrentState: @escaping @Sendable ((UnsafeMutableRawPointer) -> Void) -> Bool
     ) {
         self.drain = drain
+        self.store = store
         engine = DrainBound(SelectionEngine(drain: drain), drain: drain)
         self.isStore = isStore
         self.stateType = stateType
@@ -42,16 +45,12 @@ final class ConsumerHost: Sendable, CustomStringConvertible {
         self.init(drain: Drain(), isStore: false, stateType: stateType) { _ in false }
     }
 
-    /// Marks the store gone, as it deinitialises: its consumers' subscriptions are over from now
-    /// on, although the job that brings their registrations home may still wait for the drain
-    /// (held by a member's add on another thread).
-    func markEnded() {
-        ended.withLock { $0 = true }
-    }
-
-    /// Whether the store is gone (see ``markEnded()``).
+    /// Whether this is a store's host and the store is gone: its consumers' subscriptions are over
+    /// from the moment its last reference goes, before its `deinit` runs (another thread may see it
+    /// gone through a weak reference then), and although the job that brings their registrations
+    /// home may still wait for the drain (held by a member's add on another thread).
     var hasEnded: Bool {
-        ended.withLock { $0 }
+        isStore && store == nil
     }
 
     /// The store's type and a short identity, for messages: `Store<AppState>(0x7f…)`.

@@ -115,9 +115,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     private func freeConsumers() {
         // Made with the first subscribed consumer: no host, no consumer to free.
         guard let host = drain.locked({ madeHost }) else { return }
-        // At once, even when the job below must wait: the consumers are free to be subscribed
-        // elsewhere or fed by hand from now on (their registrations follow, behind this job).
-        host.markEnded()
+        // The consumers are free to be subscribed elsewhere or fed by hand from now on, even when
+        // the job below must wait (the host's weak reference to the store is `nil` already, see
+        // `ConsumerHost.hasEnded`); their registrations follow, behind this job.
         let core = core
         let garbage = Garbage()
         // A job of the drain, as every change of the consumers is; it runs now unless a consumer's
@@ -166,7 +166,9 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             if let madeHost { return madeHost }
             // Weak: a subscribed consumer refers to the host, and the core keeps the consumer.
             let weakCore = WeakReference(core)
-            let host = ConsumerHost(drain: drain, isStore: true, stateType: State.self, address: address) { body in
+            let host = ConsumerHost(
+                drain: drain, isStore: true, stateType: State.self, address: address, store: self
+            ) { body in
                 guard let core = weakCore.object else { return false }
                 body(UnsafeMutableRawPointer(core.value.state))
                 return true
