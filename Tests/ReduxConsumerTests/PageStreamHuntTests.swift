@@ -123,6 +123,18 @@
                         if closed.value { lateCalls.append("round \(round): global consumer heard \(new)") }
                         if !new { pageSlot.value?.close() }
                     }
+                    // Streams being read as the page closes: they finish.
+                    let readers = DispatchSemaphore(value: 0)
+                    let pageChanges = page.changes(of: \.count)
+                    let globalChanges = page.globalChanges(of: \.auth.user)
+                    Task {
+                        for await _ in pageChanges {}
+                        readers.signal()
+                    }
+                    Task {
+                        for await _ in globalChanges {}
+                        readers.signal()
+                    }
                     let threads = [
                         spawn {
                             for value in [1, 2, -1, 3, -2, 4] { pageSlot.value?.dispatch(MainAction.set(value)) }
@@ -144,6 +156,8 @@
                         },
                     ]
                     for thread in threads { thread.wait() }
+                    readers.wait()
+                    readers.wait()
                     #expect(page.isClosed)
                     let effectsIdle = DispatchSemaphore(value: 0)
                     let idle = page.effectsIdleWithoutThePage
