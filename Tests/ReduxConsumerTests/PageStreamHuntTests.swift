@@ -301,6 +301,52 @@
             #expect(current.value.subscriberCount == 0)
         }
 
+        /// Guarantees 3, 4 and 7: the last reference to a `deliveringOn:` consumer's store is
+        /// dropped inside the consumer's own queued callback, which then subscribes it to the next
+        /// store (or another thread does). Nothing deadlocks, the member hears the next store, and
+        /// its chain is unbroken.
+        @Test(arguments: [false, true])
+        func aStoreReleasedInsideItsQueuedConsumerHandsTheConsumerOn(elsewhere: Bool) {
+            let queue = DispatchQueue(label: "PageStreamHuntTests.inside")
+            let consumer = StateConsumer<AppState>(deliveringOn: queue)
+            let heard = Recorder<Change<Int>>()
+            let gone = Slot<Store<AppState>?>(makeStore())
+            let next = makeStore(AppState(counter: 100))
+            let joined = Slot<Subscription?>(nil)
+            let handedOn = DispatchSemaphore(value: 0)
+            consumer.add(\.counter) { old, new in
+                heard.append(Change(old: old, new: new))
+                guard new == 2 else { return }
+                gone.value = nil
+                if elsewhere {
+                    spawn { joined.value = next.subscribe(consumer) }.wait()
+                } else {
+                    joined.value = next.subscribe(consumer)
+                }
+                handedOn.signal()
+            }
+            let finished = finishesWithoutDeadlock(within: 60) {
+                gone.value!.subscribe(consumer)
+                // The queue waits until this thread holds the store no more: the slot's reference,
+                // which the callback drops, is then the last.
+                let gate = DispatchSemaphore(value: 0)
+                queue.async { gate.wait() }
+                gone.value!.dispatch(CounterAction.set(1))
+                gone.value!.dispatch(CounterAction.set(2))
+                gate.signal()
+                handedOn.wait()
+                next.dispatch(CounterAction.increment)
+                queue.sync {}
+            }
+            guard finished else { return }
+            let changes = heard.values
+            #expect(changes.last?.new == 101, "\(changes)")
+            let broken = zip(changes, changes.dropFirst()).filter { $0.new != $1.old }
+            #expect(broken.isEmpty, "\(changes)")
+            joined.value?.cancel()
+            #expect(next.subscriberCount == 0)
+        }
+
         private static func expectNoMisuse(_ result: ExitTest.Result?) {
             let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
             #expect(!message.contains("a consumer belongs to one store at a time"), "\(message)")
