@@ -78,7 +78,7 @@
         /// dispatch to the page and to the global store. No close returns while a callback of the
         /// page can still start; nothing deadlocks; the page is freed and the global store counts
         /// what it counted before.
-        @Test func aPageClosedFromEveryPlaceAtOnceEndsEverything() {
+        @Test func aPageClosedFromEveryPlaceAtOnceEndsEverything() async {
             let global = makeRootStore()
             let baseline = global.subscriberCount
             final class Weak: @unchecked Sendable {
@@ -87,7 +87,7 @@
             }
             let lateCalls = Recorder<String>()
             let pages = Recorder<Weak>()
-            let finished = finishesWithoutDeadlock(within: 120) {
+            let finished = await finishesWithoutDeadlock {
                 for round in 0..<300 {
                     let closed = Slot(false)
                     let pageSlot = Slot<PageStore<MainState, RootState>?>(nil)
@@ -124,17 +124,12 @@
                         if !new { pageSlot.value?.close() }
                     }
                     // Streams being read as the page closes: they finish.
-                    let readers = DispatchSemaphore(value: 0)
                     let pageChanges = page.changes(of: \.count)
                     let globalChanges = page.globalChanges(of: \.auth.user)
-                    Task {
-                        for await _ in pageChanges {}
-                        readers.signal()
-                    }
-                    Task {
-                        for await _ in globalChanges {}
-                        readers.signal()
-                    }
+                    let readers = [
+                        Task { for await _ in pageChanges {} },
+                        Task { for await _ in globalChanges {} },
+                    ]
                     let threads = [
                         spawn {
                             for value in [1, 2, -1, 3, -2, 4] { pageSlot.value?.dispatch(MainAction.set(value)) }
@@ -155,17 +150,17 @@
                             closed.value = true
                         },
                     ]
-                    for thread in threads { thread.wait() }
-                    readers.wait()
-                    readers.wait()
-                    #expect(page.isClosed)
-                    let effectsIdle = DispatchSemaphore(value: 0)
-                    let idle = page.effectsIdleWithoutThePage
-                    Task {
-                        await idle()
-                        effectsIdle.signal()
+                    // Joined from a thread of its own: the task's thread is not blocked meanwhile.
+                    await withCheckedContinuation { (joined: CheckedContinuation<Void, Never>) in
+                        Thread {
+                            for thread in threads { thread.wait() }
+                            joined.resume()
+                        }
+                        .start()
                     }
-                    effectsIdle.wait()
+                    for reader in readers { await reader.value }
+                    #expect(page.isClosed)
+                    await page.effectsIdleWithoutThePage()
                     pageSlot.value = nil
                 }
             }
