@@ -309,9 +309,10 @@
             let next = makeStore(AppState(counter: 100))
             let joined = Slot<Subscription?>(nil)
             let handedOn = DispatchSemaphore(value: 0)
-            consumer.add(\.counter) { old, new in
+            // Weak: the member's callback would otherwise keep its own consumer alive.
+            consumer.add(\.counter) { [weak consumer] old, new in
                 heard.append(Change(old: old, new: new))
-                guard new == 2 else { return }
+                guard new == 2, let consumer else { return }
                 gone.value = nil
                 if elsewhere {
                     spawn { joined.value = next.subscribe(consumer) }.wait()
