@@ -70,8 +70,11 @@ extension StateConsumer {
     /// Starts (or joins) a subscription of this consumer to `host`'s store; returns the
     /// subscription's epoch and whether this is its first handle.
     func beginSubscription(to host: ConsumerHost) -> (epoch: UInt64, isFirst: Bool) {
-        control.withLock { control in
-            control.forgetEndedStore()
+        var forgotten: ConsumerHost?
+        // Released after the lock (see `forgetEndedStore`).
+        defer { withExtendedLifetime(forgotten) {} }
+        return control.withLock { control in
+            forgotten = control.forgetEndedStore()
             if let subscription = control.subscription {
                 requireProperUse(
                     subscription.host === host,
@@ -124,12 +127,12 @@ extension StateConsumer {
     /// be the next subscription's or hand-fed states'. Until either, every call pending is
     /// `host`'s, even when a new subscription began: its attachment or hand-over is queued behind.
     func withdrawBeforeLeaving(_ host: ConsumerHost, hasLeft: Lock<Bool>) {
-        control.withLock { control in
-            guard control.home === host else { return }
-            hasLeft.withLock { hasLeft in
-                if !hasLeft { routes.withdrawPending() }
-            }
+        let withdrawn = control.withLock { control -> [any Sendable] in
+            guard control.home === host else { return [] }
+            return hasLeft.withLock { hasLeft in hasLeft ? [] : routes.withdrawPending() }
         }
+        // Released after the locks: a value a withdrawn call held may run a `deinit`.
+        withExtendedLifetime(withdrawn) {}
     }
 
     /// Moves the registration toward `host` (a store's, as subscription `epoch` to it begins);
@@ -209,8 +212,8 @@ extension StateConsumer {
     /// state fed by hand, queue behind this job, so their calls are never taken for this store's.
     func leave(_ host: ConsumerHost) -> [any Sendable] {
         let isHere = control.withLock { $0.home === host }
-        let removed = hand(from: host, to: nil)
-        if isHere { routes.withdrawPending() }
+        var removed = hand(from: host, to: nil)
+        if isHere { removed += routes.withdrawPending() }
         host.drain.afterCurrentJob(generation: ThreadContext.current.generation) { [self] in
             let removed = release(host)
             withExtendedLifetime(removed) {}

@@ -86,8 +86,9 @@ public final class StateConsumer<State: Sendable>: Sendable {
     ///
     /// - Parameter newState: The new state.
     public func consume(newState: State) {
+        var forgotten: ConsumerHost?
         let host = control.withLock { control -> ConsumerHost in
-            control.forgetEndedStore()
+            forgotten = control.forgetEndedStore()
             if let subscription = control.subscription {
                 stopOnMisuse(
                     "StateConsumer<\(State.self)>.consume(newState:) was called while the consumer is subscribed to \(subscription.host); a consumer is fed by one source at a time. Cancel the subscription first, or feed it only from the store."
@@ -98,6 +99,8 @@ public final class StateConsumer<State: Sendable>: Sendable {
             if let home = control.home, home !== control.existingOwnHost { return home }
             return control.ownHost()
         }
+        // Released after the lock (see `forgetEndedStore`).
+        withExtendedLifetime(forgotten) {}
         let context = ThreadContext.current
         let generation = context.isHolder ? context.generation + 1 : 0
         host.drain.submit(.dispatch, generation: generation) { [self] in
@@ -313,10 +316,13 @@ struct ConsumerControl {
     /// Ends a subscription whose store is gone while the job that ends it for the store waits
     /// (see ``ConsumerHost/hasEnded``): the consumer may be subscribed or fed again at once,
     /// and its registration follows from that store's drain once the job has run.
-    mutating func forgetEndedStore() {
-        if let subscription, subscription.host.hasEnded {
-            self.subscription = nil
-        }
+    ///
+    /// Returns the host it let go of, for the caller to release after the lock (its last reference
+    /// may be this one, and its engine's members hold user callbacks).
+    mutating func forgetEndedStore() -> ConsumerHost? {
+        guard let subscription, subscription.host.hasEnded else { return nil }
+        self.subscription = nil
+        return subscription.host
     }
 }
 

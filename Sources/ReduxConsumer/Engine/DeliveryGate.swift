@@ -127,8 +127,10 @@ final class DeliveryGate: Sendable {
     /// Drops every pending call as ``withdrawAll()`` does, without waiting for a call in progress
     /// (see ``waitForCallInProgress()``): for a drain's job, where the subscription ends in order
     /// with the states that posted the calls.
-    func withdrawPending() {
-        drop(keepingOld: true, waits: false) { _ in true }
+    /// Returns what it dropped, for the caller to release once it holds no lock (a dropped value's
+    /// `deinit` is user code).
+    func withdrawPending() -> [any Sendable] {
+        dropPending(keepingOld: true) { _ in true }
     }
 
     /// Waits until no call is running on another thread (or the thread running it parks).
@@ -217,8 +219,16 @@ final class DeliveryGate: Sendable {
         }
     }
 
-    private func drop(keepingOld keepsOld: Bool, waits: Bool = true, where matches: @escaping (UInt64) -> Bool) {
-        let dropped = state.withLock { state -> [any Sendable] in
+    private func drop(keepingOld keepsOld: Bool, where matches: @escaping (UInt64) -> Bool) {
+        let dropped = dropPending(keepingOld: keepsOld, where: matches)
+        waitForCall(ThreadContext.current, where: matches)
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// The first half of a drop: takes the pending calls of the members that `matches` out (and
+    /// makes a taken call refuse to begin); returns them, to release after the lock.
+    private func dropPending(keepingOld keepsOld: Bool, where matches: (UInt64) -> Bool) -> [any Sendable] {
+        state.withLock { state -> [any Sendable] in
             if let current = state.current, matches(current.member) {
                 if current.thread == nil {
                     state.current?.isDropped = true
@@ -255,8 +265,6 @@ final class DeliveryGate: Sendable {
             }
             return dropped
         }
-        if waits { waitForCall(ThreadContext.current, where: matches) }
-        withExtendedLifetime(dropped) {}
     }
 
     /// Waits until no call of a member that `matches` runs on a thread other than `context`'s (or

@@ -48,9 +48,9 @@ final class DeliveryRoutes: Sendable {
 
     /// Drops every pending call of members that stay, without waiting for a call in progress
     /// (see ``DeliveryGate/withdrawPending()``).
-    func withdrawPending() {
-        queue?.withdrawPending()
-        actorGate.withLock { $0 }?.withdrawPending()
+    /// Returns what it dropped, to release once the caller holds no lock.
+    func withdrawPending() -> [any Sendable] {
+        (queue?.withdrawPending() ?? []) + (actorGate.withLock { $0 }?.withdrawPending() ?? [])
     }
 
     /// Waits until no call runs on another thread (see ``DeliveryGate/waitForCallInProgress()``).
