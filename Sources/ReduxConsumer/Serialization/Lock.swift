@@ -160,7 +160,8 @@ private final class ConditionLockStorage<Value>: ManagedBuffer<Value, UInt> {
         assert(MemoryLayout<ConditionPrimitives>.alignment <= MemoryLayout<UInt>.alignment)
         storage.withUnsafeMutablePointerToElements { words in
             // Rebound once, here, before any use: the primitives' words are only ever reached as
-            // `ConditionPrimitives` (word-aligned, like the elements), the rest as words.
+            // `ConditionPrimitives` (word-aligned, like the elements), the rest as words
+            // (`ConditionLockTests` fails if the words overlapped the primitives or the value).
             let primitives = UnsafeMutableRawPointer(words).bindMemory(to: ConditionPrimitives.self, capacity: 1)
             primitives.initialize(to: ConditionPrimitives())
             initializeMutex(&primitives.pointee.mutex)
