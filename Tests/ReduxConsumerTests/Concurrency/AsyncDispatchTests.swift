@@ -65,7 +65,7 @@ struct AsyncDispatchTests {
         // The increment is published (its subscriber is running), and every send still waits.
         #expect(store.state.counter == 1)
         release.signal()
-        holder.wait()
+        #expect(await wait(for: holder))
         for _ in 0..<senderCount {
             #expect(await wait(for: sendersDone))
         }
@@ -89,7 +89,7 @@ struct AsyncDispatchTests {
         }
         // Every send is queued before the store is let go, so one thread runs them all.
         await waitUntil(store, hasQueued: senderCount)
-        busy.letGo()
+        await busy.letGo()
         #expect(await wait(for: sendersDone, times: senderCount))
         #expect(store.state.counter == 1 - senderCount)
         busy.subscription.cancel()
@@ -117,7 +117,7 @@ struct AsyncDispatchTests {
             Task.detached { await store.send(CounterAction.increment) }
         }
         await waitUntil(store, hasQueued: 1 + extra)
-        busy.letGo()
+        await busy.letGo()
         #expect(lastActionSawTheSender.values == [true])
         #expect(store.state.counter == 2 + extra)
         busy.subscription.cancel()
@@ -172,10 +172,12 @@ private struct BusyStore {
     let holder: DispatchSemaphore
     let subscription: Subscription
 
-    /// Lets the store go and waits until its holding thread is done.
-    func letGo() {
+    /// Lets the store go and waits until its holding thread is done, on a thread of its own: the
+    /// holding thread may wait for a task (a resumed sender) that needs a pool thread, and this
+    /// test's must stay free for it.
+    func letGo() async {
         release.signal()
-        holder.wait()
+        #expect(await wait(for: holder))
     }
 }
 
