@@ -42,14 +42,14 @@ struct PageHuntTests {
 
     /// As above with an effect of the page running: the close that returns while the other is in
     /// progress has cancelled it (the page's effects end with the close).
-    @Test func aCloseThatReturnsWhileAnotherIsInProgressHasCancelledTheEffects() {
+    @Test func aCloseThatReturnsWhileAnotherIsInProgressHasCancelledTheEffects() async {
         let global = makeRootStore()
         let cancelled = Slot(false)
         let never = Signal()
-        let running = DispatchSemaphore(value: 0)
+        let running = Signal()
         let effect = Effect<MainState>.on(MainAction.self, when: { $0 == .set(1) }) { _, _ in
             await withTaskCancellationHandler {
-                running.signal()
+                running.fire()
                 await never.wait()
             } onCancel: {
                 cancelled.value = true
@@ -73,13 +73,16 @@ struct PageHuntTests {
 
         // The effect needs a thread of the cooperative pool, which the other tests of a parallel
         // run (under ThreadSanitizer) may keep busy for seconds.
-        let finished = finishesWithoutDeadlock(within: 120) {
+        let finished = await finishesWithoutDeadlock(within: 120) {
             page.dispatch(MainAction.set(1))
-            running.wait()
-            let busy = spawn { page.dispatch(MainAction.set(2)) }
-            entered.wait()
-            page.close()
-            busy.wait()
+            // Awaited: a blocking wait here would hold a pool thread the effect's task may need.
+            await running.wait()
+            await onAThreadOfItsOwn {
+                let busy = spawn { page.dispatch(MainAction.set(2)) }
+                entered.wait()
+                page.close()
+                busy.wait()
+            }
         }
         guard finished else { return }
         #expect(cancelledWhenClosed.value == true)

@@ -28,3 +28,13 @@ package func finishesWithoutDeadlock(
     }
     return finished
 }
+
+/// Runs `body`, which may block (joins, semaphores, a close that waits for callbacks), on a thread
+/// of its own and returns its result once it is done: the calling task's pool thread stays free
+/// meanwhile, for the tasks that `body`'s waits may need. Call it inside the watchdog above, so
+/// that a body that never returns fails the test instead of hanging it.
+package func onAThreadOfItsOwn<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { (done: CheckedContinuation<Result, Never>) in
+        Thread { done.resume(returning: body()) }.start()
+    }
+}
