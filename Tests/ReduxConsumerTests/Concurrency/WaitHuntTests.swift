@@ -73,7 +73,13 @@ struct WaitFirstCheckHuntTests {
         await join(entered)
         let waiter = Task {
             _ = try? await store.wait(until: { _ in
-                checkThread.withLock { $0 = ObjectIdentifier(Thread.current) }
+                let thread = ObjectIdentifier(Thread.current)
+                checkThread.withLock { $0 = thread }
+                // Held on the busy thread only: on a pool thread it would wait for the test's task, which needs one.
+                guard thread == busyThread.withLock({ $0 }) else {
+                    checkEntered.signal()
+                    return false
+                }
                 inPredicate.withLock { $0 = true }
                 checkEntered.signal()
                 // Holds the check until its removal has begun, then until the waiter has returned
