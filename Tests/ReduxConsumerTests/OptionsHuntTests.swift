@@ -154,6 +154,7 @@ struct OptionsHuntTests {
         // Generous: the whole suite blocks pool threads in parallel, slowly under sanitizers.
         let finished = await finishesWithoutDeadlock(within: 60) {
             // The actor is busy meanwhile: every call posted to it waits.
+            // Its pool thread blocks on plain threads only: the dispatch and the removal never need the pool.
             await TestActor.shared.run {
                 let dispatching = spawn { store.dispatch(CounterAction.set(1)) }
                 entered.wait()
