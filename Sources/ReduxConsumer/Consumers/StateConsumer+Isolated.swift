@@ -15,7 +15,8 @@ extension StateConsumer {
     /// ```
     ///
     /// Write the closure isolated to `actor` (`@MainActor`, `@SomeGlobalActor`): it then runs
-    /// there, and may touch that actor's state. Calls are posted to the actor as the store's thread
+    /// there, and may touch that actor's state. A closure isolated to no actor runs off every
+    /// actor instead, on the global concurrent executor, with the same order and removal rules. Calls are posted to the actor as the store's thread
     /// sees the changes and made there in order, each with `old` equal to the previous call's
     /// `new`; an actor that falls behind gets changes merged (the first `old`, the latest `new`).
     /// Removal is final as for any member: a call not begun on the actor when removal returns never
@@ -24,7 +25,7 @@ extension StateConsumer {
     /// - Parameters:
     ///   - keyPath: The selected property.
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
-    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - actor: Where the callback runs; the closure must be isolated to it, or to no actor (see above).
     ///   - callback: Called on `actor` with the last value seen and the new one.
     /// - Returns: A token to remove this member.
     @inlinable
@@ -44,7 +45,7 @@ extension StateConsumer {
     /// - Parameters:
     ///   - selector: Computes the selected value; must be a pure function of the state.
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
-    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - actor: Where the callback runs; the closure must be isolated to it, or to no actor (see above).
     ///   - callback: Called on `actor` with the last value seen and the new one.
     /// - Returns: A token to remove this member.
     @inlinable
@@ -64,7 +65,7 @@ extension StateConsumer {
     /// - Parameters:
     ///   - derived: The derived value.
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
-    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - actor: Where the callback runs; the closure must be isolated to it, or to no actor (see above).
     ///   - callback: Called on `actor` with the last value seen and the new one.
     /// - Returns: A token to remove this member.
     @inlinable
@@ -92,7 +93,7 @@ extension StateConsumer {
     ///   - keyPath: The selected property.
     ///   - owner: The object the callback works for; held weakly.
     ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
-    ///   - actor: Where the callback runs; the closure must be isolated to it (or to no actor).
+    ///   - actor: Where the callback runs; the closure must be isolated to it, or to no actor (see above).
     ///   - callback: Called on `actor` with the owner, the last value seen and the new one.
     /// - Returns: A token to remove this member.
     @inlinable
@@ -135,16 +136,17 @@ extension StateConsumer {
         }
     }
 
-    /// The actor a callback runs on: its own isolation, which must be `actor` (or none).
+    /// The actor a callback runs on: its own isolation, which must be `actor`, or `nil` for a
+    /// callback isolated to no actor (it then runs off every actor, see ``IsolatedDelivery``).
     @inlinable
-    static func isolation(of callbackIsolation: (any Actor)?, on actor: any Actor) -> any Actor {
+    static func isolation(of callbackIsolation: (any Actor)?, on actor: any Actor) -> (any Actor)? {
         if let callbackIsolation {
             requireProperUse(
                 callbackIsolation === actor,
                 "StateConsumer<\(State.self)>.add(_:on:): the callback is isolated to \(type(of: callbackIsolation)), not to \(type(of: actor)) given in `on:`; isolate it to that actor (for example `{ @MainActor old, new in … }` with `on: MainActor.shared`)."
             )
         }
-        return actor
+        return callbackIsolation
     }
 }
 
@@ -154,11 +156,13 @@ enum IsolatedDelivery {
     /// Hops to `actor`, then begins the call with the gate (which refuses a member removed
     /// meanwhile), makes it, and ends it: all on the actor (the callback is isolated to it, so
     /// calling it from here does not hop again), so a removal made on the actor itself never waits
-    /// for it.
+    /// for it. With `actor` `nil` (a callback isolated to no actor) all three run off every actor,
+    /// on one thread of the global executor: the call never needs an actor to end, so a removal
+    /// that holds one while it waits for the call cannot deadlock.
     @usableFromInline
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     static func run<each Argument: Sendable>(
-        on actor: isolated any Actor,
+        on actor: isolated (any Actor)?,
         gate: DeliveryGate,
         member: UInt64,
         _ callback: @isolated(any) @Sendable (repeat each Argument) -> Void,

@@ -86,6 +86,53 @@ struct IsolatedConsumerTests {
         #expect(consumer.count == 0)
         subscription.cancel()
     }
+
+    /// A closure isolated to no actor, given with `on:`, is allowed: a removal made on that actor
+    /// while the closure runs returns once it ends, and the call ends without the actor (it ended
+    /// there once it came back, and the removal holding the actor waited for that: a deadlock).
+    ///
+    /// Serialized: each case holds a pool thread in its callback while its removal needs another.
+    @Test(.serialized, arguments: [false, true])
+    func aNonisolatedCallbackRemovedFromItsActorWhileItRunsLetsTheRemovalReturn(ownerForm: Bool) async {
+        actor Holder {
+            func run(_ body: @Sendable () -> Void) { body() }
+        }
+        final class Owner: Sendable {}
+        let holder = Holder()
+        let owner = Owner()
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let entered = Signal()
+        let proceed = DispatchSemaphore(value: 0)
+        let calls = Recorder<Int>()
+        // Nonisolated: formed in this nonisolated test, the closures are isolated to no actor.
+        let callback: @Sendable (Int) -> Void = { new in
+            calls.append(new)
+            entered.fire()
+            // Bounded: were the removal to deadlock, this thread would come back to the pool.
+            _ = proceed.wait(timeout: .now() + 30)
+        }
+        let token =
+            ownerForm
+            ? consumer.add(\.counter, owner: owner, on: holder) { _, _, new in callback(new) }
+            : consumer.add(\.counter, on: holder) { _, new in callback(new) }
+        let subscription = store.subscribe(consumer)
+        let finished = await finishesWithoutDeadlock(within: 30) {
+            store.dispatch(CounterAction.increment)
+            await entered.wait()
+            await holder.run {
+                proceed.signal()
+                consumer.remove(token)
+            }
+        }
+        guard finished else { return }
+        store.dispatch(CounterAction.increment)
+        await holder.run {}
+        #expect(calls.values == [1])
+        #expect(consumer.count == 0)
+        subscription.cancel()
+        withExtendedLifetime(owner) {}
+    }
 }
 
 extension TestActor {
