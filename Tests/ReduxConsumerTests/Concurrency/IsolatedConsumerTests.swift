@@ -90,25 +90,28 @@ struct IsolatedConsumerTests {
     /// A closure isolated to no actor, given with `on:`, is allowed: a removal made on that actor
     /// while the closure runs returns once it ends, and the call ends without the actor (it ended
     /// there once it came back, and the removal holding the actor waited for that: a deadlock).
-    ///
-    /// Serialized: each case holds a pool thread in its callback while its removal needs another.
-    @Test(.serialized, arguments: [false, true])
+    @Test(arguments: [false, true])
     func aNonisolatedCallbackRemovedFromItsActorWhileItRunsLetsTheRemovalReturn(ownerForm: Bool) async {
+        // Its jobs run on a queue: a plain thread holds it, and the test needs no pool thread
+        // but the one its callback runs on.
         actor Holder {
-            func run(_ body: @Sendable () -> Void) { body() }
+            let executor: QueueExecutor
+            init(queue: DispatchQueue) { executor = QueueExecutor(queue: queue) }
+            nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
         }
         final class Owner: Sendable {}
-        let holder = Holder()
+        let queue = DispatchQueue(label: "IsolatedConsumerTests.holder")
+        let holder = Holder(queue: queue)
         let owner = Owner()
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
-        let entered = Signal()
+        let entered = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         let calls = Recorder<Int>()
         // Nonisolated: formed in this nonisolated test, the closures are isolated to no actor.
         let callback: @Sendable (Int) -> Void = { new in
             calls.append(new)
-            entered.fire()
+            entered.signal()
             // Bounded: were the removal to deadlock, this thread would come back to the pool.
             _ = proceed.wait(timeout: .now() + 30)
         }
@@ -118,20 +121,22 @@ struct IsolatedConsumerTests {
             : consumer.add(\.counter, on: holder) { _, new in callback(new) }
         let subscription = store.subscribe(consumer)
         let finished = await finishesWithoutDeadlock(within: 30) {
-            store.dispatch(CounterAction.increment)
-            await entered.wait()
-            await holder.run {
-                proceed.signal()
-                consumer.remove(token)
+            await onAThreadOfItsOwn {
+                store.dispatch(CounterAction.increment)
+                entered.wait()
+                // On the actor (its queue) while the call runs.
+                queue.sync {
+                    proceed.signal()
+                    consumer.remove(token)
+                }
             }
         }
         guard finished else { return }
         store.dispatch(CounterAction.increment)
-        await holder.run {}
         #expect(calls.values == [1])
         #expect(consumer.count == 0)
         subscription.cancel()
-        withExtendedLifetime(owner) {}
+        withExtendedLifetime((owner, holder)) {}
     }
 }
 
