@@ -97,6 +97,41 @@ struct RunawayChainTests {
         #expect(message.contains("action number \(Store<AppState>.chainLimit + 2) of a chain"), "\(message)")
         #expect(store.state.counter == Store<AppState>.chainLimit + 1)
     }
+
+    /// The same for a member on an actor, and for one isolated to no actor: each action its
+    /// callback dispatches continues the chain of the change it was called for.
+    @Test(arguments: [false, true])
+    func anActorMemberDispatchingOnEveryChangeStopsWithADiagnostic(isolatedToNoActor: Bool) async {
+        let diagnostics = Recorder<String>()
+        let stopped = Signal()
+        let store = Store(initialState: AppState(), reducer: appReducer) { message in
+            diagnostics.append(message)
+            stopped.fire()
+        }
+        let consumer = StateConsumer<AppState>()
+        // A chain that runs past the limit ends here, a failure, rather than never.
+        let feedsBack: @Sendable (Int) -> Void = { counter in
+            guard counter <= Store<AppState>.chainLimit + 100 else { return stopped.fire() }
+            store.dispatch(CounterAction.increment)
+        }
+        if isolatedToNoActor {
+            consumer.add(\.counter, on: TestActor.shared) { _, new in feedsBack(new) }
+        } else {
+            consumer.add(\.counter, on: TestActor.shared) { @TestActor _, new in feedsBack(new) }
+        }
+        let subscription = store.subscribe(consumer)
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            store.dispatch(CounterAction.increment)
+            await stopped.wait()
+        }
+        guard finished else { return }
+        subscription.cancel()
+        #expect(diagnostics.values.count == 1)
+        let message = diagnostics.values.first ?? ""
+        #expect(message.contains("dropped ReduxConsumerTestSupport.CounterAction.increment"), "\(message)")
+        #expect(message.contains("action number \(Store<AppState>.chainLimit + 2) of a chain"), "\(message)")
+        #expect(store.state.counter == Store<AppState>.chainLimit + 1)
+    }
 }
 
 /// A store whose `feedback` dispatches `increment` for every action it sees, until `stop()`.

@@ -111,12 +111,13 @@ extension StateConsumer {
             keyPath,
             options: options,
             owner: link,
-            callback: .isolated { old, new, _, gate, member in
+            callback: .isolated { old, new, _, gate, member, generation in
                 guard let owner = link.owner else {
                     link.removeMember()
                     return
                 }
-                await IsolatedDelivery.run(on: isolation, gate: gate, member: member, callback, owner, old, new)
+                await IsolatedDelivery.run(
+                    on: isolation, gate: gate, member: member, generation: generation, callback, owner, old, new)
             }
         )
         link.attach(token)
@@ -131,8 +132,9 @@ extension StateConsumer {
         on actor: any Actor
     ) -> ConsumerCallback<State, Value> {
         let isolation = isolation(of: callback.isolation, on: actor)
-        return .isolated { old, new, _, gate, member in
-            await IsolatedDelivery.run(on: isolation, gate: gate, member: member, callback, old, new)
+        return .isolated { old, new, _, gate, member, generation in
+            await IsolatedDelivery.run(
+                on: isolation, gate: gate, member: member, generation: generation, callback, old, new)
         }
     }
 
@@ -159,17 +161,29 @@ enum IsolatedDelivery {
     /// for it. With `actor` `nil` (a callback isolated to no actor) all three run off every actor,
     /// on one thread of the global executor: the call never needs an actor to end, so a removal
     /// that holds one while it waits for the call cannot deadlock.
+    ///
+    /// `generation` is the place in its dispatch chain of the action the change came from: an
+    /// action the callback dispatches continues that chain by one link, as it would if called on
+    /// the store's thread, so a member that dispatches on every change stops at
+    /// ``Store/chainLimit``.
     @usableFromInline
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     static func run<each Argument: Sendable>(
         on actor: isolated (any Actor)?,
         gate: DeliveryGate,
         member: UInt64,
+        generation: Int,
         _ callback: @isolated(any) @Sendable (repeat each Argument) -> Void,
         _ arguments: repeat each Argument
     ) async {
         guard gate.begin(member) else { return }
+        // The call is synchronous from `begin` to `end`: it stays on this thread.
+        let context = ThreadContext.current
+        let outer = context.generation
+        context.generation = generation
         await callback(repeat each arguments)
+        assert(ThreadContext.current === context, "an actor member's call moved to another thread while it ran")
+        context.generation = outer
         gate.end(member)
     }
 }

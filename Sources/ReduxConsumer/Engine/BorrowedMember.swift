@@ -46,7 +46,9 @@ enum BorrowedCallback<State: Sendable, Value: Sendable>: ~Copyable {
     case value(@Sendable (_ new: Value) -> Void)
     case changeInState(@Sendable (_ old: Value, _ new: Value, _ state: State) -> Void)
     case isolated(
-        @Sendable (_ old: Value, _ new: Value, _ state: State?, _ gate: DeliveryGate, _ member: UInt64) async -> Void
+        @Sendable (
+            _ old: Value, _ new: Value, _ state: State?, _ gate: DeliveryGate, _ member: UInt64, _ generation: Int
+        ) async -> Void
     )
 }
 

@@ -8,8 +8,11 @@ enum ConsumerCallback<State: Sendable, Value: Sendable>: Sendable {
     /// A callback isolated to an actor: posted to the consumer's actor gate and called there (the
     /// closure hops to the actor, then begins and ends the call with the gate, see
     /// ``DeliveryGate``).
+    /// `generation` is the place in its dispatch chain of the action the change came from.
     case isolated(
-        @Sendable (_ old: Value, _ new: Value, _ state: State?, _ gate: DeliveryGate, _ member: UInt64) async -> Void
+        @Sendable (
+            _ old: Value, _ new: Value, _ state: State?, _ gate: DeliveryGate, _ member: UInt64, _ generation: Int
+        ) async -> Void
     )
 
     /// Whether the callback needs the whole state (so a queued delivery must keep a copy).

@@ -393,7 +393,7 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
             return
         }
         guard !cameBack else { return gate.carry(old, of: member) }
-        await call(old, new, state, gate, member)
+        await call(old, new, state, gate, member, generation)
     }
 
     @usableFromInline
