@@ -84,9 +84,11 @@ public struct EffectContext<State: Sendable>: Sendable {
     let runner: EffectRunner
     let token: UInt64
 
-    /// The store's current state, or `nil` once it is gone.
+    /// The store's current state, or `nil` once it is gone (or its page closed).
     public var state: State? {
-        store.value?.state
+        // A closed page's store lives on with its page: its state is no longer the effect's.
+        guard let store = store.value, !store.isTornDown else { return nil }
+        return store.state
     }
 
     /// Sends a follow-up action and waits until it was processed (see ``Store/send(_:isolation:)``);
