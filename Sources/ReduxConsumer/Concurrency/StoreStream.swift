@@ -10,9 +10,11 @@
 /// ``StreamBuffering``.
 ///
 /// The sequence finishes when its store is released (or its page closed); cancelling the task
-/// that iterates removes its subscription at once (``Store/subscriberCount`` is back where it
-/// was): nothing new is buffered after that, what was buffered already is still returned, then
-/// the iteration ends. The sequence does not keep its store alive.
+/// that iterates removes its subscription (``Store/subscriberCount`` is back where it was) at once
+/// while the task waits for an element, and otherwise when it next asks for one (a task busy in
+/// its loop's body is out of the sequence's reach): nothing new is buffered after that, what was
+/// buffered already is still returned, then the iteration ends. The sequence does not keep its
+/// store alive.
 public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
     /// How the sequence buffers for a reader that falls behind.
     public let buffering: StreamBuffering

@@ -50,6 +50,39 @@ struct AsyncHunt2Tests {
         }
     }
 
+    /// `StoreStream` said "cancelling the task that iterates removes its subscription at once:
+    /// nothing new is buffered after that", but a reader cancelled while busy in its loop's body
+    /// (awaiting something that does not end at cancellation) is out of the sequence's reach: it
+    /// kept its subscription, and the changes made meanwhile, until it asked for its next element.
+    /// What the documentation now says: removed when it asks, what was buffered until then
+    /// returned, then the end.
+    @Test func aReaderCancelledWhileBusyInItsLoopIsUnsubscribedWhenItAsksForTheNextElement() async {
+        let store = makeStore()
+        let gate = Gate()
+        let first = Signal()
+        let reader = Task { () -> [Int] in
+            var values: [Int] = []
+            for await change in store.changes(of: \.counter, options: .instantly) {
+                values.append(change.new)
+                if values.count == 1 {
+                    first.fire()
+                    await gate.wait()
+                }
+            }
+            return values
+        }
+        await finishesWithoutDeadlock(within: 60) {
+            await first.wait()
+            reader.cancel()
+            await store.send(CounterAction.increment)  // buffered: the reader has not asked yet
+            gate.open()
+            #expect(await reader.value == [0, 1])
+            #expect(store.subscriberCount == 0)
+            await store.send(CounterAction.increment)
+            #expect(store.subscriberCount == 0)
+        }
+    }
+
     /// `send`: many tasks send at once while others subscribe and remove consumers, closure
     /// subscribers and streams: every action is reduced once, each task's actions in its order,
     /// every subscriber hears each action it heard in the store's order (each `old` the previous
@@ -124,6 +157,32 @@ private let pageCountReducer = Reducer<PageCount> { (state, action: PageStep) in
 }
 
 // MARK: - Readers that stop
+
+/// A one-shot gate that a task awaits and that, unlike ``Signal``, stays shut when the task is
+/// cancelled.
+private final class Gate: Sendable {
+    private let state = Lock<(isOpen: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func wait() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { state -> Bool in
+                if state.isOpen { return true }
+                state.waiter = waiter
+                return false
+            }
+            if isOpen { waiter.resume() }
+        }
+    }
+
+    func open() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.isOpen = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
 
 /// A state value that the leak watch follows: equal by identity.
 private final class Held: Sendable {
