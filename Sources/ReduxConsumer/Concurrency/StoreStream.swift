@@ -64,7 +64,8 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
             while batch.isEmpty {
                 if let start {
                     self.start = nil
-                    await start(channel)
+                    // Copies of an iterator share its channel: the first to ask subscribes for all.
+                    if channel.claimStart() { await start(channel) }
                 }
                 let cameBack = await channel.take(into: &batch, lastTake: &lastTake)
                 if batch.isEmpty { return nil }

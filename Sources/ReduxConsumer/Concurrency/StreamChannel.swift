@@ -46,6 +46,9 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// debug builds (a second resume or a lost one is reported).
     @exclusivity(unchecked) @usableFromInline var reader: ReaderContinuation?
     @exclusivity(unchecked) @usableFromInline var isFinished = false
+    /// Whether an iterator has claimed the one subscription that feeds the channel (see
+    /// ``claimStart()``).
+    @exclusivity(unchecked) @usableFromInline var isStarted = false
     /// Whether an element (or the end) came since the reader last took: a word the posting thread
     /// sets under the lock and the reader watches without it while it spins (see ``take(into:lastTake:)``).
     /// Alone in a 128-byte block (allocated in `init`, freed in `deinit`, only ever accessed
@@ -89,6 +92,19 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
             feed.cancel()
             for undo in cleanup { undo() }
         }
+    }
+
+    /// Claims the one subscription that feeds the channel: `true` the first time only. Copies of
+    /// an iterator share its channel, and each would otherwise subscribe, while the channel keeps
+    /// one feed to cancel.
+    @inlinable
+    func claimStart() -> Bool {
+        var isFirst = false
+        lock.withLock {
+            isFirst = !isStarted
+            isStarted = true
+        }
+        return isFirst
     }
 
     /// Adds an element to the buffer (when coalescing, merged into the pending one with `merge`:

@@ -83,6 +83,27 @@ struct AsyncHunt2Tests {
         }
     }
 
+    /// Guarantees 5 and 6 for iterators, which are values: an iterator copied before its first
+    /// element subscribed once per copy that asked, into one channel that kept only the last
+    /// subscription to cancel: the others stayed on the store after every copy was gone
+    /// (`subscriberCount` never back at its baseline while the store lived).
+    @Test func copiesOfAnIteratorShareOneSubscription() async {
+        let store = makeStore()
+        await finishesWithoutDeadlock(within: 60) {
+            do {
+                var first = store.changes(of: \.counter, options: .instantly).makeAsyncIterator()
+                var second = first
+                #expect(await first.next() == Change(old: 0, new: 0))
+                await store.send(CounterAction.increment)
+                #expect(await second.next() == Change(old: 0, new: 1))
+                #expect(store.subscriberCount == 1)
+            }
+            #expect(store.subscriberCount == 0)
+            await store.send(CounterAction.increment)
+            #expect(store.subscriberCount == 0)
+        }
+    }
+
     /// `send`: many tasks send at once while others subscribe and remove consumers, closure
     /// subscribers and streams: every action is reduced once, each task's actions in its order,
     /// every subscriber hears each action it heard in the store's order (each `old` the previous
