@@ -115,6 +115,7 @@ struct AsyncHunt2Tests {
         await finishesWithoutDeadlock(within: 60) {
             let store = Store(initialState: LogState(), reducer: logReducer)
             let sending = Lock(senders)
+            let churning = Lock(2)
             await withTaskGroup(of: Void.self) { group in
                 for sender in 0..<senders {
                     group.addTask {
@@ -128,10 +129,18 @@ struct AsyncHunt2Tests {
                         while sending.withLock({ $0 }) > 0 {
                             await churn(store, random: &random, broken: broken)
                         }
+                        churning.withLock { $0 -= 1 }
+                    }
+                }
+                // Once the senders are done, a churner's stream may still wait for a change.
+                group.addTask {
+                    while churning.withLock({ $0 }) > 0 {
+                        if sending.withLock({ $0 }) == 0 { await store.send(LogEntry(sender: -1, step: 0)) }
+                        await Task.yield()
                     }
                 }
             }
-            let log = store.state.log
+            let log = store.state.log.filter { $0.sender >= 0 }
             #expect(log.count == senders * perSender)
             for sender in 0..<senders {
                 let steps = log.filter { $0.sender == sender }.map(\.step)
