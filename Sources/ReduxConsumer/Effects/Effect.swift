@@ -76,7 +76,8 @@ public struct Effect<State: Sendable>: Sendable {
 }
 
 /// What an effect's operation uses to talk to its store. It does not keep the store alive: once
-/// the store is gone (or the page closed), sends are ignored and ``state`` is `nil`.
+/// the store is gone (or the page closed), sends are ignored; once the store is gone, ``state``
+/// is `nil` (a closed page's keeps the state it closed with).
 public struct EffectContext<State: Sendable>: Sendable {
     let store: WeakStore<State>
     /// The effect's runner and token: a send queued behind a busy store is dropped if the effect
@@ -84,11 +85,10 @@ public struct EffectContext<State: Sendable>: Sendable {
     let runner: EffectRunner
     let token: UInt64
 
-    /// The store's current state, or `nil` once it is gone (or its page closed).
+    /// The store's current state, or `nil` once it is gone; after its page closed, the state the
+    /// page closed with (as ``PageStore/state``).
     public var state: State? {
-        // A closed page's store lives on with its page: its state is no longer the effect's.
-        guard let store = store.value, !store.isTornDown else { return nil }
-        return store.state
+        store.value?.state
     }
 
     /// Sends a follow-up action and waits until it was processed (see ``Store/send(_:isolation:)``);
