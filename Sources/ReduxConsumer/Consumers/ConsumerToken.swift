@@ -2,7 +2,8 @@
 ///
 /// A token is a handle: keeping or dropping it changes nothing, like every token of this library
 /// (see ``Cancellable``). It does not keep its consumer alive; once the consumer is gone, `cancel()`
-/// does nothing.
+/// has nothing left to remove, and only waits for a call of the member that may still be running
+/// on the consumer's queue or on an actor (see ``cancel()``).
 public struct ConsumerToken: Cancellable, Hashable {
     // Two words: a token is kept per member by users who keep tokens, so its size is part of a
     // member's cost (issue 10's M3 budget).
@@ -22,8 +23,19 @@ public struct ConsumerToken: Cancellable, Hashable {
     }
 
     /// Removes the member from its ``StateConsumer``; same as `consumer.remove(token)`.
+    ///
+    /// Once it returns, the member's callback is never started again, and a call of it that was
+    /// running on another thread has returned (unless that thread waits for this one, see
+    /// ``StateConsumer/remove(_:)``): you may free what the callback uses. That holds after the
+    /// consumer is gone too: its members are never started again from the moment it goes, but a
+    /// call it had begun on its queue (`deliveringOn:`) or on an actor (`add(_:on:)`) runs to its
+    /// end, and `cancel()` waits for it.
     public func cancel() {
-        link.consumer?.remove(member: id)
+        guard let consumer = link.consumer else {
+            link.routes.drop(id, onActors: true)
+            return
+        }
+        consumer.remove(member: id)
     }
 
     /// Whether two tokens name the same member.
@@ -59,6 +71,14 @@ final class ConsumerLink: @unchecked Sendable {
         }
     }
     private var isSet = false
+    /// The consumer's queue and actor gates: a call they began may outlive the consumer, and a
+    /// token cancelled after the consumer went waits for it there. Closed by the consumer's
+    /// `deinit`, they keep no callback beyond the call in progress.
+    let routes: DeliveryRoutes
+
+    init(routes: DeliveryRoutes) {
+        self.routes = routes
+    }
 }
 
 protocol MemberRemoving: AnyObject, Sendable {

@@ -48,7 +48,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     /// Where callbacks that are not called in place wait: the consumer's queue, its actors.
     let routes: DeliveryRoutes
     /// What the consumer's tokens refer to.
-    let link = ConsumerLink()
+    let link: ConsumerLink
     // `control` comes before `members` in lock order: a removal decides under `control`, then
     // takes its drain's lock; nothing takes them the other way round.
 
@@ -62,6 +62,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
         routes = DeliveryRoutes(queue: queue.map { DeliveryGate(pump: .queue($0)) })
         control = Lock(ConsumerControl(stateType: State.self))
         members = ConsumerMembers(Registration(routes: routes))
+        link = ConsumerLink(routes: routes)
         link.consumer = self
     }
 

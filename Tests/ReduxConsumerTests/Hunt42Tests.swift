@@ -1,0 +1,177 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// Guarantee 1 for a consumer fed by hand, or whose store is gone, removed by its token while one
+/// of its callbacks runs on another thread: the removal returns once that call has returned, also
+/// when the consumer itself was released first (the token outlives it; the call does too, on its
+/// queue or actor).
+struct ReleasedConsumerTokenTests {
+    /// How the consumer's call was started.
+    enum Feed: CaseIterable, Sendable {
+        /// By ``StateConsumer/consume(newState:)``.
+        case byHand
+        /// By a store whose last reference the call itself lets go (with the consumer's).
+        case byAStoreGoneDuringTheCall
+    }
+
+    /// An in-place member of a consumer fed by hand on another thread: the feeding thread runs the
+    /// call, and the token's removal waits for it.
+    @Test func aHandFedConsumersTokenWaitsForTheCallRunningOnTheFeedingThread() {
+        let consumer = StateConsumer<AppState>()
+        let held = HeldCall()
+        let token = consumer.add(\.counter) { _ in held.call() }
+        // The first state starts the member; the next one calls it.
+        consumer.consume(newState: AppState())
+        let finished = finishesWithoutDeadlock {
+            let feeder = spawn { consumer.consume(newState: AppState(counter: 1)) }
+            held.entered.wait()
+            held.remove { token.cancel() }
+            feeder.wait()
+        }
+        guard finished else { return }
+        consumer.consume(newState: AppState(counter: 2))
+        #expect(held.report == HeldCall.Report(calls: 1, runningAtReturn: false, lateCalls: 0))
+        #expect(consumer.count == 0)
+    }
+
+    /// A consumer with a queue, released while its callback runs there: `cancel()` on its token
+    /// (what a `ConsumerBag` emptied or released does) waits for that call. Before the fix it
+    /// returned at once, the call still running, because the token found no consumer to ask.
+    @Test(arguments: Feed.allCases)
+    func aReleasedQueuedConsumersTokenWaitsForTheCallRunningOnItsQueue(feed: Feed) {
+        let queue = DispatchQueue(label: "Hunt42Tests.released")
+        let watch = LeakWatch()
+        let held = HeldCall()
+        let consumer = Slot<StateConsumer<AppState>?>(watch.track(StateConsumer<AppState>(deliveringOn: queue)))
+        let store = Slot<Store<AppState>?>(feed == .byHand ? nil : makeStore())
+        let bag = ConsumerBag()
+        let dispatched = DispatchSemaphore(value: 0)
+        consumer.value?.add(\.counter) { _ in
+            if feed == .byAStoreGoneDuringTheCall {
+                // The last references to the store and to the consumer go, on the queue, in the call
+                // (once the dispatching thread let go of its own).
+                dispatched.wait()
+                store.value = nil
+                consumer.value = nil
+            }
+            held.call()
+        }.store(in: bag)
+        if let subscribed = store.value, let consumer = consumer.value {
+            subscribed.subscribe(consumer)
+        } else {
+            consumer.value?.consume(newState: AppState())
+        }
+        let survivors = Slot<[String]>([])
+        let finished = finishesWithoutDeadlock {
+            switch feed {
+            case .byHand: consumer.value?.consume(newState: AppState(counter: 1))
+            case .byAStoreGoneDuringTheCall:
+                store.value?.dispatch(CounterAction.increment)
+                dispatched.signal()
+            }
+            held.entered.wait()
+            consumer.value = nil
+            survivors.value = watch.survivors
+            held.remove { bag.removeAll() }
+            queue.sync {}
+        }
+        guard finished else { return }
+        #expect(survivors.value.isEmpty, "the consumer must be gone before its token is cancelled")
+        #expect(held.report == HeldCall.Report(calls: 1, runningAtReturn: false, lateCalls: 0))
+    }
+
+    /// The same for a member on an actor (one whose jobs run on a queue, so no thread of the
+    /// cooperative pool is held while the call runs), released with its hand-fed consumer.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test func aReleasedConsumersTokenWaitsForItsMemberRunningOnItsActor() async {
+        let watch = LeakWatch()
+        let held = HeldCall()
+        let consumer = Slot<StateConsumer<AppState>?>(watch.track(StateConsumer<AppState>()))
+        let token = consumer.value!.add(\.counter, on: QueueActor.shared) { @QueueActor _, _ in held.call() }
+        consumer.value?.consume(newState: AppState())
+        let survivors = Slot<[String]>([])
+        let finished = await finishesWithoutDeadlock(within: 30) {
+            await onAThreadOfItsOwn {
+                consumer.value?.consume(newState: AppState(counter: 1))
+                held.entered.wait()
+                consumer.value = nil
+                survivors.value = watch.survivors
+                held.remove { token.cancel() }
+            }
+        }
+        guard finished else { return }
+        #expect(survivors.value.isEmpty, "the consumer must be gone before its token is cancelled")
+        #expect(held.report == HeldCall.Report(calls: 1, runningAtReturn: false, lateCalls: 0))
+    }
+}
+
+/// A global actor whose jobs run on a queue of its own, not on the cooperative pool: its members'
+/// calls may block without starving the pool.
+@globalActor
+actor QueueActor {
+    static let shared = QueueActor()
+    private let executor = QueueExecutor(queue: DispatchQueue(label: "Hunt42Tests.QueueActor"))
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+}
+
+/// A callback's first call, held running on its thread while the test removes the callback on
+/// another, and what the removal's return found.
+///
+/// The call ends once the removal has returned (a removal that does not wait for it, the fault
+/// looked for) or, when the removal waits as it must, after a window of processor yields long
+/// enough for the removal to have returned if it were not waiting. The window is never waited
+/// out by a correct library's test for its own sake: it only bounds how long the call stays
+/// running, and a correct removal returns after it whatever its length.
+private final class HeldCall: Sendable {
+    struct Report: Equatable {
+        var calls = 0
+        /// Whether the call was still running when the removal returned.
+        var runningAtReturn = false
+        /// Calls started after the removal returned.
+        var lateCalls = 0
+    }
+
+    /// Signalled once the first call runs.
+    let entered = DispatchSemaphore(value: 0)
+    private let state = Lock((report: Report(), isRunning: false, isRemoving: false, hasReturned: false))
+    private static let window = 20_000
+
+    /// The callback's body.
+    func call() {
+        let isFirst = state.withLock { state -> Bool in
+            state.report.calls += 1
+            if state.hasReturned { state.report.lateCalls += 1 }
+            guard state.report.calls == 1 else { return false }
+            state.isRunning = true
+            return true
+        }
+        guard isFirst else { return }
+        entered.signal()
+        spin { state.withLock { $0.isRemoving } }
+        var yields = 0
+        spin {
+            yields += 1
+            return yields > Self.window || state.withLock { $0.hasReturned }
+        }
+        state.withLock { $0.isRunning = false }
+    }
+
+    /// Makes the removal, once the first call runs.
+    func remove(_ removal: () -> Void) {
+        state.withLock { $0.isRemoving = true }
+        removal()
+        state.withLock { state in
+            state.hasReturned = true
+            state.report.runningAtReturn = state.isRunning
+        }
+    }
+
+    var report: Report {
+        state.withLock { $0.report }
+    }
+}
