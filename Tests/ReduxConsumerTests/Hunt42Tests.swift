@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
@@ -107,12 +108,99 @@ struct ReleasedConsumerTokenTests {
     }
 }
 
+/// What a member added with `add(_:on:)` captured is released where the last reference to its
+/// closure goes: by a removal, on the remover's thread, or by the task that delivers the actor's
+/// calls, not on the actor. That is sound: the closure is `@Sendable` (the compiler checks its
+/// captures at the call, and a closure isolated to a global actor may capture only what it may
+/// send or what belongs to that actor's region), and Swift lets a `Sendable` value's last
+/// reference go on any thread; a class that must be torn down on its actor says so with an
+/// `isolated deinit`, which the runtime honours wherever the release happens. These tests pin what
+/// the library does: a removal made off the actor frees the member itself, without waiting for or
+/// hopping to the actor, and a call pending on a busy actor is dropped, never made, and freed.
+struct IsolatedMemberReleaseTests {
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test func aMemberOnAnActorRemovedOffItsActorIsFreedByTheRemovalOnTheRemoversThread() async {
+        let consumer = StateConsumer<AppState>()
+        let freedOn = Slot<ObjectIdentifier?>(nil)
+        let token = Self.add(to: consumer, ReleaseWitness { freedOn.value = ObjectIdentifier(Thread.current) })
+        consumer.consume(newState: AppState())
+        let seen = Slot<(remover: ObjectIdentifier?, freedBeforeReturn: ObjectIdentifier?)>((nil, nil))
+        let finished = await finishesWithoutDeadlock(within: 30) {
+            await onAThreadOfItsOwn {
+                token.cancel()
+                seen.value = (ObjectIdentifier(Thread.current), freedOn.value)
+            }
+        }
+        guard finished else { return }
+        #expect(seen.value.freedBeforeReturn != nil, "the removal did not free the member")
+        #expect(seen.value.freedBeforeReturn == seen.value.remover)
+    }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test func aCallPendingOnABusyActorWhenItsMemberIsRemovedIsDroppedAndFreed() async {
+        let consumer = StateConsumer<AppState>()
+        let freed = DispatchSemaphore(value: 0)
+        let calls = Recorder<Int>()
+        let token = Self.add(to: consumer, ReleaseWitness { freed.signal() }) { calls.append($0) }
+        consumer.consume(newState: AppState())
+        let finished = await finishesWithoutDeadlock(within: 30) {
+            await onAThreadOfItsOwn {
+                let busy = DispatchSemaphore(value: 0)
+                let leave = DispatchSemaphore(value: 0)
+                QueueActor.queue.async {
+                    busy.signal()
+                    leave.wait()
+                }
+                busy.wait()
+                // Posted to the actor, which cannot begin it.
+                consumer.consume(newState: AppState(counter: 1))
+                token.cancel()
+                leave.signal()
+                freed.wait()
+            }
+        }
+        guard finished else { return }
+        consumer.consume(newState: AppState(counter: 2))
+        #expect(calls.values.isEmpty)
+    }
+
+    /// Adds a member on ``QueueActor`` whose closure alone holds `witness`.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    private static func add(
+        to consumer: StateConsumer<AppState>,
+        _ witness: ReleaseWitness,
+        calls: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> ConsumerToken {
+        consumer.add(\.counter, on: QueueActor.shared) { @QueueActor _, new in
+            witness.touch()
+            calls(new)
+        }
+    }
+}
+
+/// Runs `released` when freed.
+private final class ReleaseWitness: Sendable {
+    private let released: @Sendable () -> Void
+
+    init(_ released: @escaping @Sendable () -> Void) {
+        self.released = released
+    }
+
+    deinit {
+        released()
+    }
+
+    func touch() {}
+}
+
 /// A global actor whose jobs run on a queue of its own, not on the cooperative pool: its members'
 /// calls may block without starving the pool.
 @globalActor
 actor QueueActor {
     static let shared = QueueActor()
-    private let executor = QueueExecutor(queue: DispatchQueue(label: "Hunt42Tests.QueueActor"))
+    /// The queue its jobs run on: a test holds the actor by holding it.
+    static let queue = DispatchQueue(label: "Hunt42Tests.QueueActor")
+    private let executor = QueueExecutor(queue: queue)
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         executor.asUnownedSerialExecutor()
