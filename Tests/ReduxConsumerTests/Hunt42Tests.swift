@@ -193,6 +193,139 @@ private final class ReleaseWitness: Sendable {
     func touch() {}
 }
 
+/// A store released on one thread (its `deinit` frees its consumers) while another thread adds a
+/// member with `.instantly` to a consumer subscribed to it (the add calls the member at once with
+/// the store's state, holding the store's drain): no crash or use after free (run it under
+/// ThreadSanitizer and AddressSanitizer), no double call, and no call after a removal returned.
+///
+/// Either the add reaches the store first, and the member is called with the store's state
+/// (`old == new`), then with the next state fed by hand; or the store's consumers were freed
+/// first, and the member starts with, and is called once at, that state fed by hand. A member
+/// added before stays on its chain; the consumer is free to be fed by hand at once; the store is
+/// freed.
+struct StoreDeinitRacingInstantAddTests {
+    /// Where a racing call is made from.
+    enum Origin: CaseIterable, Sendable {
+        /// A thread of its own, inside no library work: it waits for a busy drain.
+        case plainThread
+        /// A closure subscriber of another store: it queues its work behind a busy drain.
+        case anotherStoresCallback
+    }
+
+    struct Outcome: Equatable, CustomStringConvertible {
+        var added: [Call] = []
+        var steady: [Call] = []
+        var lateCalls = 0
+        var count = -1
+        var survivors: [String] = []
+
+        var description: String {
+            "added \(added), steady \(steady), late \(lateCalls), count \(count), survivors \(survivors)"
+        }
+    }
+
+    struct Call: Equatable, Sendable, CustomStringConvertible {
+        let old: Int
+        let new: Int
+        var description: String { "\(old)→\(new)" }
+    }
+
+    @Test(arguments: Origin.allCases, Origin.allCases)
+    func aStoreReleasedWhileAnInstantAddRunsEndsCleanly(release: Origin, add: Origin) {
+        let rounds = scaled(300, sanitized: 40)
+        let outcomes = Recorder<Outcome>()
+        let finished = finishesWithoutDeadlock(within: scaled(30, sanitized: 120)) {
+            for round in 0..<rounds {
+                outcomes.append(Self.race(base: 100 * round, release: release, add: add))
+            }
+        }
+        guard finished else { return }
+        let unexpected = outcomes.values.enumerated().filter { !Self.isExpected($0.element, base: 100 * $0.offset) }
+        #expect(unexpected.isEmpty, "\(unexpected.prefix(5).map { "round \($0.offset): \($0.element)" })")
+    }
+
+    /// Races one store's release against an `.instantly` add to its consumer, then feeds the
+    /// consumer by hand (`base + 10`), removes the added member and feeds it again (`base + 20`).
+    private static func race(base: Int, release: Origin, add: Origin) -> Outcome {
+        let watch = LeakWatch()
+        let consumer = StateConsumer<AppState>()
+        let added = Recorder<Call>()
+        let steady = Recorder<Call>()
+        let removal = Lock((isRemoved: false, lateCalls: 0))
+        consumer.add(\.counter) { old, new in steady.append(Call(old: old, new: new)) }
+        let store = Slot<Store<AppState>?>(watch.track(makeStore(AppState(counter: base))))
+        store.value?.subscribe(consumer)
+        let token = Slot<ConsumerToken?>(nil)
+        let ready = Lock(0)
+        let start: @Sendable () -> Void = {
+            ready.withLock { $0 += 1 }
+            spin { ready.withLock { $0 == 2 } }
+        }
+        let isReleasing = Slot(false)
+        let releaser = spawn {
+            on(release) {
+                start()
+                isReleasing.value = true
+                store.value = nil
+            }
+        }
+        let adder = spawn {
+            on(add) {
+                start()
+                token.value = consumer.add(\.counter, options: .instantly) { old, new in
+                    removal.withLock { if $0.isRemoved { $0.lateCalls += 1 } }
+                    added.append(Call(old: old, new: new))
+                    // Called inside the add, it holds the store's drain: it lets the release begin
+                    // and go as far as it can meanwhile.
+                    spin { isReleasing.value }
+                    var yields = 0
+                    spin {
+                        yields += 1
+                        return yields > 100
+                    }
+                }
+            }
+        }
+        releaser.wait()
+        adder.wait()
+        // Free of the store: fed by hand at once (a misuse would stop the program).
+        consumer.consume(newState: AppState(counter: base + 10))
+        token.value?.cancel()
+        removal.withLock { $0.isRemoved = true }
+        consumer.consume(newState: AppState(counter: base + 20))
+        return Outcome(
+            added: added.values,
+            steady: steady.values,
+            lateCalls: removal.withLock { $0.lateCalls },
+            count: consumer.count,
+            survivors: watch.survivors
+        )
+    }
+
+    /// Runs `body` on this thread, inside no library work, or inside a closure subscriber of
+    /// another store.
+    private static func on(_ origin: Origin, _ body: @escaping @Sendable () -> Void) {
+        switch origin {
+        case .plainThread:
+            body()
+        case .anotherStoresCallback:
+            let other = makeStore()
+            let subscription = other.subscribe { _, _ in body() }
+            other.dispatch(CounterAction.increment)
+            subscription.cancel()
+        }
+    }
+
+    private static func isExpected(_ outcome: Outcome, base: Int) -> Bool {
+        let fed = base + 10
+        let addedFirst = [Call(old: base, new: base), Call(old: base, new: fed)]
+        let releasedFirst = [Call(old: fed, new: fed)]
+        return (outcome.added == addedFirst || outcome.added == releasedFirst)
+            && outcome.steady == [Call(old: base, new: fed), Call(old: fed, new: base + 20)]
+            && outcome.lateCalls == 0 && outcome.count == 1 && outcome.survivors.isEmpty
+    }
+}
+
 /// A global actor whose jobs run on a queue of its own, not on the cooperative pool: its members'
 /// calls may block without starving the pool.
 @globalActor
