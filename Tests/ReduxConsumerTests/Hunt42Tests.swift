@@ -356,10 +356,12 @@ actor QueueActor {
 /// another, and what the removal's return found.
 ///
 /// The call ends once the removal has returned (a removal that does not wait for it, the fault
-/// looked for) or, when the removal waits as it must, after a window of processor yields long
-/// enough for the removal to have returned if it were not waiting. The window is never waited
-/// out by a correct library's test for its own sake: it only bounds how long the call stays
-/// running, and a correct removal returns after it whatever its length.
+/// looked for) or, when the removal waits as it must, after a window of 100 ms of processor
+/// yields, long enough for the removal to have returned if it were not waiting (it returns within
+/// microseconds then). The window bounds how long the call stays running, and a correct removal
+/// returns after it whatever its length; it is measured on the clock, not in yields: on a loaded
+/// machine 20,000 yields took tens of seconds, and the threads those calls held (two feeding the
+/// tests of the cooperative pool, the shared `QueueActor`'s queue) starved other suites' watchdogs.
 private final class HeldCall: Sendable {
     struct Report: Equatable {
         var calls = 0
@@ -372,7 +374,7 @@ private final class HeldCall: Sendable {
     /// Signalled once the first call runs.
     let entered = DispatchSemaphore(value: 0)
     private let state = Lock((report: Report(), isRunning: false, isRemoving: false, hasReturned: false))
-    private static let window = 20_000
+    private static let windowNanoseconds: UInt64 = 100_000_000
 
     /// The callback's body.
     func call() {
@@ -386,10 +388,9 @@ private final class HeldCall: Sendable {
         guard isFirst else { return }
         entered.signal()
         spin { state.withLock { $0.isRemoving } }
-        var yields = 0
+        let start = DispatchTime.now().uptimeNanoseconds
         spin {
-            yields += 1
-            return yields > Self.window || state.withLock { $0.hasReturned }
+            DispatchTime.now().uptimeNanoseconds - start > Self.windowNanoseconds || state.withLock { $0.hasReturned }
         }
         state.withLock { $0.isRunning = false }
     }

@@ -4,7 +4,9 @@ import Testing
 
 /// The async form of ``finishesWithoutDeadlock(within:sourceLocation:_:)``: runs `scenario` in a
 /// task of its own and fails the test, instead of hanging it, when the scenario has not finished
-/// within `seconds`. Returns whether it finished.
+/// within `seconds` of time in which the cooperative pool was free to run it (see
+/// ``waitCountingFairTime(for:seconds:)``: a scenario queued behind the rest of the run is not
+/// deadlocked). Returns whether it finished.
 ///
 /// The timer waits on a thread of its own and the test awaits its verdict, so no thread of the
 /// cooperative pool is blocked meanwhile. A scenario must not block the pool either: await
@@ -21,7 +23,7 @@ package func finishesWithoutDeadlock(
         done.signal()
     }
     let finished = await withCheckedContinuation { (verdict: CheckedContinuation<Bool, Never>) in
-        Thread { verdict.resume(returning: done.wait(timeout: .now() + .seconds(seconds)) == .success) }.start()
+        Thread { verdict.resume(returning: waitCountingFairTime(for: done, seconds: seconds)) }.start()
     }
     if !finished {
         Issue.record("the scenario did not finish within \(seconds) s: deadlock", sourceLocation: sourceLocation)

@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// Runs `scenario` on a thread of its own and fails the test, instead of hanging it, when the
-/// scenario has not finished within `seconds` (a deadlock). Returns whether it finished.
+/// scenario has not finished within `seconds` (a deadlock) of time in which the cooperative pool
+/// was free (see ``waitCountingFairTime(for:seconds:)``: callbacks on actors need it). Returns
+/// whether it finished.
 ///
 /// A hung scenario's thread is left blocked: the rest of the run goes on without it.
 @discardableResult
@@ -18,7 +20,7 @@ package func finishesWithoutDeadlock(
         done.signal()
     }
     thread.start()
-    guard done.wait(timeout: .now() + .seconds(seconds)) == .success else {
+    guard waitCountingFairTime(for: done, seconds: seconds) else {
         Issue.record("the scenario did not finish within \(seconds) s: deadlock", sourceLocation: sourceLocation)
         return false
     }
