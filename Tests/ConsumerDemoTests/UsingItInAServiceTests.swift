@@ -81,6 +81,10 @@ private final class Trigger: Sendable {
 }
 
 struct UsingItInAServiceTests {
+    /// Longer than the service's 30 s: in a full run on two cores, a request's backend task may
+    /// queue behind the rest of the run for that long, and these tests expect every answer.
+    static let requestTimeout: Double = 300
+
     @Test func eachSessionHasItsOwnStoreUntilItEnds() async {
         let sessions = Sessions()
         let alice = await sessions.store(for: "alice")
@@ -100,7 +104,8 @@ struct UsingItInAServiceTests {
     @Test func theRouteAnswersWithTheServiceResponse() async {
         let service = RequestService(
             backend: Backend(latencyMicroseconds: 0, slowEvery: 0),
-            audit: SimulatedAuditLog(latencyMicroseconds: 0)
+            audit: SimulatedAuditLog(latencyMicroseconds: 0),
+            requestTimeout: Self.requestTimeout
         )
         #expect(await getItem(id: 21, from: service) == (200, "42"))
         await service.shutdown()
@@ -109,7 +114,8 @@ struct UsingItInAServiceTests {
 
     @Test func theLifecycleServiceShutsTheStoreDownGracefully() async throws {
         let audit = SimulatedAuditLog(latencyMicroseconds: 0)
-        let service = RequestService(backend: Backend(latencyMicroseconds: 0, slowEvery: 0), audit: audit)
+        let service = RequestService(
+            backend: Backend(latencyMicroseconds: 0, slowEvery: 0), audit: audit, requestTimeout: Self.requestTimeout)
         let lifecycle = Task { try await StoreService(service: service).run() }
         for id in 0..<10 {
             #expect(await service.handle(Request(id: id)) == .ok(id * 2))

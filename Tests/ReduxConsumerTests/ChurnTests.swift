@@ -23,7 +23,10 @@ struct ChurnTests {
         var liveLimit = 2
     }
 
-    @Test func addingAndRemovingEveryKindOfRegistrationWhileEightThreadsDispatch() {
+    /// Async, its threads started and joined on a thread of their own: it runs for tens of seconds
+    /// in a debug build, and a synchronous test would hold a thread of the cooperative pool (half
+    /// of it on two cores) all that time, while the rest of the run waits for the pool.
+    @Test func addingAndRemovingEveryKindOfRegistrationWhileEightThreadsDispatch() async {
         let scale = Scale()
         let store = Store(initialState: ChurnState(), reducer: churnReducer)
         let consumers = (0..<scale.consumers).map { _ in StateConsumer<ChurnState>() }
@@ -44,34 +47,36 @@ struct ChurnTests {
         let pace = DispatchSemaphore(value: 0)
         let isDispatching = Lock(true)
 
-        let finished = finishesWithoutDeadlock(within: scaled(120, sanitized: 300)) {
-            let dispatchers = (0..<scale.dispatchers).map { _ in
-                spawn {
-                    for step in 1...scale.dispatchesPerThread {
-                        store.dispatch(CounterAction.increment)
-                        if step.isMultiple(of: scale.dispatchesPerChurnStep) { pace.signal() }
+        let finished = await finishesWithoutDeadlock(within: scaled(120, sanitized: 300)) {
+            await onAThreadOfItsOwn {
+                let dispatchers = (0..<scale.dispatchers).map { _ in
+                    spawn {
+                        for step in 1...scale.dispatchesPerThread {
+                            store.dispatch(CounterAction.increment)
+                            if step.isMultiple(of: scale.dispatchesPerChurnStep) { pace.signal() }
+                        }
                     }
                 }
-            }
-            let churners = (0..<scale.churners).map { thread in
-                spawn {
-                    var churner = Churner(
-                        store: store, consumers: consumers, queues: queues, log: churn,
-                        random: SplitMix64(seed: 0xC4_0000 + UInt64(thread)), liveLimit: scale.liveLimit)
-                    while true {
-                        pace.wait()
-                        guard isDispatching.withLock({ $0 }) else { break }
-                        churner.step()
+                let churners = (0..<scale.churners).map { thread in
+                    spawn {
+                        var churner = Churner(
+                            store: store, consumers: consumers, queues: queues, log: churn,
+                            random: SplitMix64(seed: 0xC4_0000 + UInt64(thread)), liveLimit: scale.liveLimit)
+                        while true {
+                            pace.wait()
+                            guard isDispatching.withLock({ $0 }) else { break }
+                            churner.step()
+                        }
+                        churner.removeEverything()
                     }
-                    churner.removeEverything()
                 }
+                for thread in dispatchers { thread.wait() }
+                isDispatching.withLock { $0 = false }
+                for _ in churners { pace.signal() }
+                for thread in churners { thread.wait() }
+                // Queued deliveries still pending run now; a late one would be counted by its probe.
+                for queue in queues { queue.sync {} }
             }
-            for thread in dispatchers { thread.wait() }
-            isDispatching.withLock { $0 = false }
-            for _ in churners { pace.signal() }
-            for thread in churners { thread.wait() }
-            // Queued deliveries still pending run now; a late one would be counted by its probe.
-            for queue in queues { queue.sync {} }
         }
         guard finished else { return }
 

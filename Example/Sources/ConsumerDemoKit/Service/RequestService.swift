@@ -21,14 +21,17 @@ actor RequestService {
     nonisolated let metrics = ServiceMetrics()
     private let requestEffects: [Effect<RequestState>]
     private var isAccepting = true
+    private let requestTimeout: Double
 
     /// - Parameters:
     ///   - backend: What each request calls (an effect of its page).
     ///   - audit: Where answered requests are recorded (an effect of the global store).
-    init(backend: Backend, audit: any AuditLog) {
+    ///   - requestTimeout: Seconds a request waits for its answer before it is dropped.
+    init(backend: Backend, audit: any AuditLog, requestTimeout: Double = 30) {
         store = Store(initialState: ServiceState(), reducer: serviceReducer, effects: [auditEffect(audit, metrics)])
         metrics.attach(to: store)  // a middleware and a subscriber
         requestEffects = [backendCall(backend)]
+        self.requestTimeout = requestTimeout
     }
 
     /// Serves one request with a page store of its own, which holds its state and runs its backend
@@ -43,8 +46,8 @@ actor RequestService {
             effects: requestEffects
         )
         await page.send(RequestAction.fetch)
-        // `wait` throws if the client hangs up (the task is cancelled) or after 30 s.
-        let answer = try? await page.wait(until: { $0.answer != nil }, timeout: 30).answer
+        // `wait` throws if the client hangs up (the task is cancelled) or after `requestTimeout`.
+        let answer = try? await page.wait(until: { $0.answer != nil }, timeout: requestTimeout).answer
         page.close()  // cancels the backend call if it still runs
         await page.effectsIdle()
         await send(answer.map { _ in .completed(id: request.id) } ?? .dropped)
