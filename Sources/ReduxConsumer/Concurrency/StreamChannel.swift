@@ -47,8 +47,9 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var reader: ReaderContinuation?
     @exclusivity(unchecked) @usableFromInline var isFinished = false
     /// Whether an iterator has claimed the one subscription that feeds the channel (see
-    /// ``claimStart()``).
-    @exclusivity(unchecked) @usableFromInline var isStarted = false
+    /// ``claimStart()``, the only code that touches it, under `lock`; read once per iteration, so
+    /// it keeps the exclusivity check).
+    @usableFromInline var isStarted = false
     /// Whether an element (or the end) came since the reader last took: a word the posting thread
     /// sets under the lock and the reader watches without it while it spins (see ``take(into:lastTake:)``).
     /// Alone in a 128-byte block (allocated in `init`, freed in `deinit`, only ever accessed
