@@ -68,12 +68,12 @@ final class MemberGroup {
     /// Calls the groups of a pass that fired one node, each one a consumer's, in order, at one
     /// call level: one loop compiled for this group's types, which calls the lone member of each
     /// group of those types itself and every other group through its ``deliverAll`` (see
-    /// ``TypedGroup/deliverGroups(_:entries:state:drain:level:pass:engine:cursor:)``).
+    /// ``TypedGroup/deliverGroups(_:entries:rows:state:drain:level:pass:engine:cursor:)``).
     let deliverGroups:
         (
             _ groups: UnsafeBufferPointer<MemberGroup>, _ entries: UnsafeBufferPointer<DeliveryEntry>,
-            _ state: UnsafeMutableRawPointer, _ drain: Drain, _ level: Drain.CallLevel, _ pass: UInt64,
-            _ engine: ObjectIdentifier, _ cursor: RunCursor
+            _ rows: SoleCallRows?, _ state: UnsafeMutableRawPointer, _ drain: Drain, _ level: Drain.CallLevel,
+            _ pass: UInt64, _ engine: ObjectIdentifier, _ cursor: RunCursor
         ) -> Void
     /// Answers the questions a pass asks of the member list (see ``ListQuery``), compiled for the
     /// group's types: through ``members`` the same questions run unspecialised generic code, which
@@ -94,8 +94,8 @@ final class MemberGroup {
         deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void,
         deliverGroups:
             @escaping (
-                UnsafeBufferPointer<MemberGroup>, UnsafeBufferPointer<DeliveryEntry>, UnsafeMutableRawPointer, Drain,
-                Drain.CallLevel, UInt64, ObjectIdentifier, RunCursor
+                UnsafeBufferPointer<MemberGroup>, UnsafeBufferPointer<DeliveryEntry>, SoleCallRows?,
+                UnsafeMutableRawPointer, Drain, Drain.CallLevel, UInt64, ObjectIdentifier, RunCursor
             ) -> Void,
         list: @escaping (ListQuery) -> UInt64,
         removeMember: @escaping (UInt64) -> (removed: (any Sendable)?, isEmpty: Bool)

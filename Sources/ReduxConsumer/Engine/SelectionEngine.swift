@@ -33,6 +33,10 @@ final class SelectionEngine {
     /// When one node fired: its ``SelectionNode/entries``, index for index with `firedGroups`
     /// (both are that node's lists as the pass began).
     @exclusivity(unchecked) private var firedEntries: [DeliveryEntry] = []
+    /// When one node fired: its ``SoleCallRows`` (if it is shared), and their
+    /// ``SoleCallRows/groupsVersion`` as the pass began.
+    @exclusivity(unchecked) private var firedRows: SoleCallRows?
+    @exclusivity(unchecked) private var firedRowsVersion: UInt64 = 0
     /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
     @exclusivity(unchecked) private var eachGroupIsARun = false
     /// Where the groups of several fired nodes are merged (kept to spare an allocation per pass).
@@ -262,7 +266,9 @@ final class SelectionEngine {
             node = existing
             group.members.share(node.cell)
         } else {
-            node = SelectionNode(key: group.key, cell: group.members.ownCell, evaluate: group.evaluate)
+            node = SelectionNode(
+                key: group.key, cell: group.members.ownCell,
+                soleRows: group.key == nil ? nil : group.members.makeSoleCallRows(), evaluate: group.evaluate)
             node.index = nodes.count
             nodes.append(node)
             if let key = group.key {
@@ -343,6 +349,10 @@ final class SelectionEngine {
             node.firedPass = passNumber
             firedGroups = node.groups
             firedEntries = node.entries
+            if let rows = node.soleRows, node.groups.count > 1 {
+                firedRows = rows
+                firedRowsVersion = rows.groupsVersion
+            }
             eachGroupIsARun = true
             return firedGroups.count
         }
@@ -456,10 +466,13 @@ final class SelectionEngine {
             // ``MemberGroup/deliverGroups``).
             let level = drain.beginCalls()
             // Like `firedGroups`, `firedEntries` changes only in `evaluate` and `endPass()`.
+            // The rows only if the node's groups are still those the pass fired (a selector may
+            // have changed them while the pass evaluated).
+            let rows = firedRows.flatMap { $0.groupsVersion == firedRowsVersion ? $0 : nil }
             firedEntries.withUnsafeBufferPointer { entries in
                 Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
                     first.deliverGroups(
-                        groups, entries, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
+                        groups, entries, rows, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
                 }
             }
             drain.endCalls(level)
@@ -503,6 +516,9 @@ final class SelectionEngine {
         firedGroups = []
         if !firedEntries.isEmpty {
             firedEntries = []
+        }
+        if firedRows != nil {
+            firedRows = nil
         }
         withExtendedLifetime(fired) {}
     }

@@ -30,6 +30,9 @@ final class SelectionNode {
         /// ``SelectionEngine/evaluate(_:)``).
         var changes = 0
     #endif
+    /// The lone members of the attached groups, in a list of their own (see ``SoleCallRows``);
+    /// `nil` for a node only its first group may use.
+    let soleRows: SoleCallRows?
     /// Where the node sits in its engine's evaluation list.
     var index = -1
     /// The engine's number of the last pass in which the node fired. `@exclusivity(unchecked)`:
@@ -38,11 +41,12 @@ final class SelectionNode {
     @exclusivity(unchecked) var firedPass: UInt64 = 0
 
     init(
-        key: GroupKey?, cell: AnyObject,
+        key: GroupKey?, cell: AnyObject, soleRows: SoleCallRows?,
         evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool
     ) {
         self.key = key
         self.cell = cell
+        self.soleRows = soleRows
         self.evaluate = evaluate
     }
 
@@ -54,6 +58,8 @@ final class SelectionNode {
         #if DEBUG
             changes &+= 1
         #endif
+        soleRows?.groupsDidChange()
+        group.members.useRows(soleRows)
         if let last = groups.last, last.order > group.order {
             let index = firstIndex(orderedAtOrAfter: group.order)
             groups.insert(group, at: index)
@@ -72,6 +78,8 @@ final class SelectionNode {
         #if DEBUG
             changes &+= 1
         #endif
+        soleRows?.groupsDidChange()
+        group.members.useRows(nil)
         // Orders are distinct on a node (one group per consumer and selection) and do not change
         // while the group is attached; the scan only guards against a group with an equal order.
         var index = firstIndex(orderedAtOrAfter: group.order)

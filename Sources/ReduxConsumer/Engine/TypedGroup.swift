@@ -70,6 +70,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var missed: [UInt64: Value] = [:]
     /// While the group comes back (see ``isCatchingUp``): what each member that was behind hears.
     @exclusivity(unchecked) @usableFromInline var catchUp: [UInt64: CatchUpChange] = [:]
+    /// The rows of the shared node the group is attached to (see ``SoleCallRows``), marked out of
+    /// date by every change that could alter the group's row; `nil` while it is not attached to one.
+    @exclusivity(unchecked) @usableFromInline var rowsOfNode: SoleCallRows?
 
     @inlinable
     init(cell: ValueCell<Value>, routes: DeliveryRoutes, tag: UInt, isSame: (@Sendable (Value, Value) -> Bool)?) {
@@ -183,18 +186,148 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     /// consumer of one global field like this.
     ///
     /// `entries` are the node's ``DeliveryEntry``s, index for index with `groups`: the loop reads
-    /// a group's order and typed half there, and the group object itself only when it calls the
-    /// group through its closure or the pass marked groups skipped.
+    /// a group's order and typed half there. `rows` are the node's ``SoleCallRows``, if it is
+    /// shared: while they are current, a lone member is called from its row, without reading its
+    /// group at all; once a callback changed any group of the node, the rest of the pass reads
+    /// each group.
     @inlinable
     static func deliverGroups(
         _ groups: UnsafeBufferPointer<MemberGroup>, entries: UnsafeBufferPointer<DeliveryEntry>,
+        rows: SoleCallRows?, state: UnsafeMutableRawPointer, drain: Drain, level: Drain.CallLevel, pass: UInt64,
+        engine: ObjectIdentifier, cursor: RunCursor
+    ) {
+        guard let rows, type(of: rows) == TypedSoleCallRows<State, Value>.self else {
+            deliverEachGroup(
+                groups, entries: entries, from: 0, state: state, drain: drain, level: level, pass: pass, engine: engine,
+                cursor: cursor)
+            return
+        }
+        assert(BorrowedEntry<State, Value>.matchesLayout, "BorrowedEntry out of step with SlotList.Entry")
+        // Of this type (checked just above).
+        let typedRows = unsafeDowncast(rows, to: TypedSoleCallRows<State, Value>.self)
+        if !typedRows.isCurrent || typedRows.rows.count != groups.count {
+            typedRows.rebuild(from: entries)
+        }
+        let typedState = state.assumingMemoryBound(to: State.self)
+        let cell = typedRows.cell
+        // This copy of the rows keeps their buffer, and so every callback in it, alive until the
+        // loop ends: a callback is called where it is stored, borrowed (see ``BorrowedEntry``).
+        let snapshot = typedRows.rows
+        var index = 0
+        snapshot.withUnsafeBufferPointer { snapshot in
+            while index < groups.count {
+                // A change to any group of the node since the rows were built: they may no longer
+                // say who is to be called; the rest of the pass asks each group.
+                guard typedRows.isCurrent else { return }
+                let entry = entries[index]
+                // Unretained: the pass's list of fired groups keeps each alive until its end, and
+                // no pass replaces it before then (see ``SelectionEngine/deliverRuns(state:)``).
+                let group = Unmanaged.passUnretained(groups[index])
+                if _slowPath(cursor.skipPass == pass),
+                    group._withUnsafeGuaranteedRef({ $0.isSkipped(inPass: pass, of: engine) })
+                {
+                    index += 1
+                    continue
+                }
+                // A group the pass does not skip kept its order since the pass began.
+                assert(
+                    group._withUnsafeGuaranteedRef { entry.describes($0) },
+                    "a delivery entry out of step with its group")
+                cursor.order = entry.order
+                let row = snapshot.baseAddress.unsafelyUnwrapped + index
+                index += 1
+                #if DEBUG
+                    Unmanaged<TypedGroup>.fromOpaque(entry.typed)._withUnsafeGuaranteedRef { typed in
+                        assert(
+                            row.pointee.entry.element == nil
+                                || (typed.callsSoleMemberFromRow(sharing: cell)
+                                    && typed.soleIdentifier == row.pointee.entry.identifier
+                                    && typed.tag == row.pointee.tag),
+                            "a current row out of step with its group")
+                    }
+                #endif
+                // The entry is the row's first stored property, and the view has its layout
+                // (asserted above); it lives no longer than `snapshot`.
+                let called = row.pointer(to: \.entry).unsafelyUnwrapped.withMemoryRebound(
+                    to: BorrowedEntry<State, Value>.self, capacity: 1
+                ) { view in
+                    callRow(
+                        view.pointee, tag: row.pointee.tag, cell: cell, typed: entry.typed, state: typedState,
+                        drain: drain, level: level)
+                }
+                if !called {
+                    // No row: the group decides (a queue, an actor, several members, a catch-up).
+                    group._withUnsafeGuaranteedRef { $0.deliverAll(state, drain) }
+                }
+            }
+        }
+        if index < groups.count {
+            deliverEachGroup(
+                groups, entries: entries, from: index, state: state, drain: drain, level: level, pass: pass,
+                engine: engine, cursor: cursor)
+        }
+    }
+
+    /// Calls the member of a row, if it has one, with the node's cell, at `level`; returns whether
+    /// the row had a member. A member the drain refuses is recorded as behind by its group.
+    @inlinable
+    @inline(__always)
+    static func callRow(
+        _ entry: borrowing BorrowedEntry<State, Value>, tag: UInt, cell: ValueCell<Value>, typed: UnsafeRawPointer,
+        state: UnsafeMutablePointer<State>, drain: Drain, level: Drain.CallLevel
+    ) -> Bool {
+        let member = entry.identifier
+        switch entry.element {
+        case .change(let callback)?:
+            let old = cell.previous
+            guard drain.willCall(tag: tag, member: member, at: level) else {
+                refuse(member, old: old, typed: typed)
+                return true
+            }
+            callback(old, cell.last)
+        case .value(let callback)?:
+            guard drain.willCall(tag: tag, member: member, at: level) else {
+                refuse(member, old: cell.previous, typed: typed)
+                return true
+            }
+            callback(cell.last)
+        case .changeInState(let callback)?:
+            let old = cell.previous
+            let new = cell.last
+            guard drain.willCall(tag: tag, member: member, at: level) else {
+                refuse(member, old: old, typed: typed)
+                return true
+            }
+            ConsumerCallback.call(callback, old: old, new: new, state: &state.pointee)
+        case .isolated?:
+            return false
+        case nil:
+            return false
+        }
+        drain.didCall(at: level)
+        return true
+    }
+
+    /// A row's member the drain refused to call: its group records it as behind (see ``skip(_:old:)``).
+    @inlinable
+    @inline(never)
+    static func refuse(_ member: UInt64, old: Value, typed: UnsafeRawPointer) {
+        // The pass's list of fired groups keeps the group, and so its typed half, alive.
+        Unmanaged<TypedGroup>.fromOpaque(typed)._withUnsafeGuaranteedRef { $0.skip(member, old: old) }
+    }
+
+    /// ``deliverGroups(_:entries:rows:state:drain:level:pass:engine:cursor:)`` from group `start`
+    /// on, reading each group: for a node that is not shared, or once its rows are out of date.
+    @inlinable
+    static func deliverEachGroup(
+        _ groups: UnsafeBufferPointer<MemberGroup>, entries: UnsafeBufferPointer<DeliveryEntry>, from start: Int,
         state: UnsafeMutableRawPointer, drain: Drain, level: Drain.CallLevel, pass: UInt64,
         engine: ObjectIdentifier, cursor: RunCursor
     ) {
         let typedState = state.assumingMemoryBound(to: State.self)
         let ownType = ObjectIdentifier(TypedGroup.self)
         let prefetchDistance = 8
-        for index in groups.indices {
+        for index in start..<groups.count {
             let entry = entries[index]
             if index &+ prefetchDistance < entries.count {
                 // The typed halves are scattered on the heap, but their addresses are here in a
@@ -229,6 +362,21 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
                     typed.callSoleMember(state: typedState, drain: drain, level: level)
                 }
             }
+        }
+    }
+
+    /// Whether a pass may call the lone member of this group from a row of its node's
+    /// ``SoleCallRows`` whose cell is `cell`: what ``deliverEachGroup`` would call in place from
+    /// ``soleCallback``.
+    @inlinable
+    func callsSoleMemberFromRow(sharing cell: ValueCell<Value>) -> Bool {
+        guard !soleIsStale, callsInPlace, !isCatchingUp, !isSilenced, self.cell === cell else { return false }
+        switch soleCallback {
+        case .change?: return true
+        case .value?: return true
+        case .changeInState?: return true
+        case .isolated?: return false
+        case nil: return false
         }
     }
 
@@ -449,10 +597,10 @@ extension TypedGroup {
             evaluate: evaluate,
             deliverAll: { [self] state, drain in deliverAll(state: state, drain: drain) },
             deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) },
-            deliverGroups: { groups, entries, state, drain, level, pass, engine, cursor in
+            deliverGroups: { groups, entries, rows, state, drain, level, pass, engine, cursor in
                 TypedGroup.deliverGroups(
-                    groups, entries: entries, state: state, drain: drain, level: level, pass: pass, engine: engine,
-                    cursor: cursor)
+                    groups, entries: entries, rows: rows, state: state, drain: drain, level: level, pass: pass,
+                    engine: engine, cursor: cursor)
             },
             list: { [self] query in answer(query) },
             removeMember: { [self] member in
@@ -554,6 +702,7 @@ extension TypedGroup {
     /// Keeps ``soleCallback`` in step with `members` (called after every change of the list).
     @inlinable
     func noteSoleMember() {
+        rowsOfNode?.invalidate()
         guard soleCalls == 0 else {
             soleIsStale = true
             return
@@ -611,15 +760,18 @@ extension TypedGroup: GroupMembers {
     @usableFromInline
     func silence() {
         isSilenced = true
+        rowsOfNode?.invalidate()
     }
 
     @usableFromInline
     func resume() {
         isSilenced = false
+        rowsOfNode?.invalidate()
     }
 
     @usableFromInline
     func leave(unreachedAfter watermark: UInt64?) {
+        rowsOfNode?.invalidate()
         if let watermark {
             let previous = cell.previous
             var slot = members.liveSlot(from: 0)
@@ -646,6 +798,7 @@ extension TypedGroup: GroupMembers {
         evaluate: (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         cache: DerivationCache
     ) -> Bool {
+        rowsOfNode?.invalidate()
         if routes.hasWithdrawn {
             // Calls posted before the consumer left and dropped as it left: their members heard
             // last what those calls started from, earlier than any change they missed since.
@@ -688,6 +841,7 @@ extension TypedGroup: GroupMembers {
     @usableFromInline
     func endCatchUp() {
         guard isCatchingUp else { return }
+        rowsOfNode?.invalidate()
         isCatchingUp = false
         catchUp.removeAll()
     }
@@ -695,6 +849,19 @@ extension TypedGroup: GroupMembers {
     @usableFromInline
     func share(_ cell: AnyObject) {
         self.cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+        rowsOfNode?.invalidate()
+    }
+
+    @usableFromInline
+    func makeSoleCallRows() -> SoleCallRows {
+        TypedSoleCallRows<State, Value>(cell: cell)
+    }
+
+    @usableFromInline
+    func useRows(_ rows: SoleCallRows?) {
+        rowsOfNode?.invalidate()
+        rowsOfNode = rows
+        rows?.invalidate()
     }
 
     @usableFromInline
@@ -738,6 +905,11 @@ protocol GroupMembers: AnyObject {
     func endCatchUp()
     /// Joins an evaluation: read `old` and `new` from its cell from now on.
     func share(_ cell: AnyObject)
+    /// New rows for a shared node whose first group this is, on its cell (see ``SoleCallRows``).
+    func makeSoleCallRows() -> SoleCallRows
+    /// Marks `rows` (a node's, as the group is attached to it; `nil` as it is detached) out of date
+    /// whenever the group's row may change.
+    func useRows(_ rows: SoleCallRows?)
     /// The cell the group reads now.
     var ownCell: AnyObject { get }
 }
