@@ -33,8 +33,8 @@ final class SelectionEngine {
     /// When one node fired: its ``SelectionNode/entries``, index for index with `firedGroups`
     /// (both are that node's lists as the pass began).
     @exclusivity(unchecked) private var firedEntries: [DeliveryEntry] = []
-    /// When one node fired: its ``SoleCallRows`` (if it is shared), and their
-    /// ``SoleCallRows/groupsVersion`` as the pass began.
+    /// When one node fired: its ``SoleCallRows`` (if it keeps them), and their
+    /// ``SoleCallRows/version`` as the pass began.
     @exclusivity(unchecked) private var firedRows: SoleCallRows?
     @exclusivity(unchecked) private var firedRowsVersion: UInt64 = 0
     /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
@@ -84,6 +84,7 @@ final class SelectionEngine {
         for node in nodes {
             for group in node.groups {
                 group.node = nil
+                group.members.useRows(nil, order: 0)
             }
             node.groups.removeAll()
             node.entries.removeAll()
@@ -349,9 +350,9 @@ final class SelectionEngine {
             node.firedPass = passNumber
             firedGroups = node.groups
             firedEntries = node.entries
-            if let rows = node.soleRows, node.groups.count > 1 {
+            if let rows = node.soleRows, rows.isActive {
                 firedRows = rows
-                firedRowsVersion = rows.groupsVersion
+                firedRowsVersion = rows.version
             }
             eachGroupIsARun = true
             return firedGroups.count
@@ -466,9 +467,9 @@ final class SelectionEngine {
             // ``MemberGroup/deliverGroups``).
             let level = drain.beginCalls()
             // Like `firedGroups`, `firedEntries` changes only in `evaluate` and `endPass()`.
-            // The rows only if the node's groups are still those the pass fired (a selector may
-            // have changed them while the pass evaluated).
-            let rows = firedRows.flatMap { $0.groupsVersion == firedRowsVersion ? $0 : nil }
+            // The rows only if they did not change since the pass began (a selector may have
+            // changed the node's groups while the pass evaluated): they then describe its groups.
+            let rows = firedRows.flatMap { $0.version == firedRowsVersion ? $0 : nil }
             firedEntries.withUnsafeBufferPointer { entries in
                 Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
                     first.deliverGroups(

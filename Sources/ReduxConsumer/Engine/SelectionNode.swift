@@ -58,16 +58,18 @@ final class SelectionNode {
         #if DEBUG
             changes &+= 1
         #endif
-        soleRows?.groupsDidChange()
-        group.members.useRows(soleRows)
+        let index: Int
         if let last = groups.last, last.order > group.order {
-            let index = firstIndex(orderedAtOrAfter: group.order)
+            index = firstIndex(orderedAtOrAfter: group.order)
             groups.insert(group, at: index)
             entries.insert(DeliveryEntry(group), at: index)
         } else {
+            index = groups.count
             groups.append(group)
             entries.append(DeliveryEntry(group))
         }
+        group.members.useRows(soleRows, order: group.order)
+        soleRows?.didAttach(group, at: index, of: groups)
     }
 
     /// Detaches `group`.
@@ -78,8 +80,6 @@ final class SelectionNode {
         #if DEBUG
             changes &+= 1
         #endif
-        soleRows?.groupsDidChange()
-        group.members.useRows(nil)
         // Orders are distinct on a node (one group per consumer and selection) and do not change
         // while the group is attached; the scan only guards against a group with an equal order.
         var index = firstIndex(orderedAtOrAfter: group.order)
@@ -87,6 +87,8 @@ final class SelectionNode {
             if groups[index] === group {
                 groups.remove(at: index)
                 entries.remove(at: index)
+                group.members.useRows(nil, order: 0)
+                soleRows?.didDetach(at: index, leaving: groups)
                 return
             }
             index += 1

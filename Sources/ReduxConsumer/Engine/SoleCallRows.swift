@@ -1,59 +1,43 @@
 /// What a pass that fires one shared node needs to call each attached group's lone member, for
-/// all the node's groups in one contiguous list: the callback, its member and its consumer's tag.
+/// all the node's groups in one contiguous list: the callback, its member, its consumer's tag.
 ///
 /// With a page per request watching one global field, the node has a group per page, each in an
 /// object of its own on the heap: reading each group to call its member cost a cache miss per
 /// page. The node keeps this list beside its groups instead, index for index, and a pass reads it
-/// alone. Any change that could alter what a row says (a group attached or detached, a member
-/// added or removed, a group silenced, resumed or catching up) marks the list out of date, and
-/// the next pass that fires the node rebuilds it from the groups; a change made during a pass (by
-/// a callback) sends the rest of that pass back to the groups themselves.
+/// alone. The list is kept in step as things change, at O(log n) per change: a group attached or
+/// detached inserts or removes its row, and a group whose row may change (a member added or
+/// removed, the group silenced, resumed or catching up) rewrites its own. A pass calls from its
+/// own copy of the list, and any change made during the pass (by a callback) sends the rest of
+/// that pass back to the groups themselves.
 ///
-/// Non-generic, so the node (which knows no types) can hold it and mark it; the rows live in
+/// Kept only while the node has two groups or more: a node with one group is delivered through
+/// that group. Non-generic, so that the node (which knows no types) can hold it; the rows live in
 /// ``TypedSoleCallRows``. Confined to the engine's drain, like the node.
 @usableFromInline
 class SoleCallRows {
-    /// Whether the rows describe the node's groups as they are now. `@exclusivity(unchecked)`:
-    /// read before every call of a pass and written by every change of a group; confined to the
-    /// engine's drain, and each access is one load or store, never across a call.
-    @exclusivity(unchecked) @usableFromInline final var isCurrent = false
-
-    /// Counts attachments and detachments of the node's groups: a pass passes the rows on only if
-    /// the groups it fired are still the node's (a closure selector may change them while the
-    /// pass evaluates), so rows rebuilt from the pass's groups describe the node's.
-    final var groupsVersion: UInt64 = 0
+    /// Whether the rows are kept (the node has two groups or more).
+    @usableFromInline final var isActive = false
+    /// Counts changes to the rows: a pass that began with one count calls from its copy of the
+    /// rows only while the count stays the same. `@exclusivity(unchecked)`: read before every call
+    /// of a pass; confined to the engine's drain, and each access is one load or store, never
+    /// across a call.
+    @exclusivity(unchecked) @usableFromInline final var version: UInt64 = 0
 
     @usableFromInline
     init() {}
 
-    /// The node's groups changed: the rows are out of date.
-    final func groupsDidChange() {
-        groupsVersion &+= 1
-        invalidate()
-    }
+    /// `group` was attached at `index` of the node's `groups` (now `count` long).
+    func didAttach(_ group: MemberGroup, at index: Int, of groups: [MemberGroup]) {}
 
-    /// Marks the rows out of date and lets their callbacks go: the next pass that fires the node
-    /// rebuilds them. A removed member's callback (and whatever it captures) is released with its
-    /// removal, not kept here until the node fires again.
-    @inlinable
-    @inline(__always)
-    final func invalidate() {
-        if isCurrent {
-            isCurrent = false
-            dropRows()
-        }
-    }
-
-    /// Empties the rows (a pass that is calling them keeps its own copy until it ends).
-    @usableFromInline
-    func dropRows() {}
+    /// The group at `index` was detached; the node has `groups` left.
+    func didDetach(at index: Int, leaving groups: [MemberGroup]) {}
 }
 
 /// ``SoleCallRows`` for a node whose groups are `TypedGroup<State, Value>`s (one key path of one
 /// state: every group attached to a shared node has the node's types).
 @usableFromInline
 final class TypedSoleCallRows<State: Sendable, Value: Sendable>: SoleCallRows {
-    /// A group's row: its lone member and callback when the pass may call it from here, else an
+    /// A group's row: its lone member and callback when a pass may call it from here, else an
     /// empty entry (the pass asks the group). `entry` comes first: the delivery loop views it as a
     /// ``BorrowedEntry`` to call the callback where it is stored.
     @usableFromInline
@@ -61,17 +45,20 @@ final class TypedSoleCallRows<State: Sendable, Value: Sendable>: SoleCallRows {
         @usableFromInline let entry: SlotList<ConsumerCallback<State, Value>>.Entry
         /// The consumer's registration tag, as the drain names its calls.
         @usableFromInline let tag: UInt
+        /// The group's ``MemberGroup/order``: rows are sorted by it, like the node's groups.
+        @usableFromInline let order: UInt64
 
         @inlinable
-        init(entry: SlotList<ConsumerCallback<State, Value>>.Entry, tag: UInt) {
+        init(entry: SlotList<ConsumerCallback<State, Value>>.Entry, tag: UInt, order: UInt64) {
             self.entry = entry
             self.tag = tag
+            self.order = order
         }
     }
 
-    /// The node's shared cell: a row is only made for a group that reads it.
+    /// The node's shared cell: a row is only filled for a group that reads it.
     @usableFromInline let cell: ValueCell<Value>
-    /// One row per group of the node, index for index, while ``isCurrent``.
+    /// One row per group of the node, index for index, while ``SoleCallRows/isActive``.
     @usableFromInline var rows: [Row] = []
 
     @inlinable
@@ -79,36 +66,62 @@ final class TypedSoleCallRows<State: Sendable, Value: Sendable>: SoleCallRows {
         self.cell = cell
     }
 
-    @usableFromInline
-    override func dropRows() {
-        rows = []
+    /// The row of `group`: filled when a pass would call its lone member in place from the group's
+    /// own copy (see ``TypedGroup/callsSoleMemberFromRow(sharing:)``).
+    func row(for group: MemberGroup) -> Row {
+        guard type(of: group.members) == TypedGroup<State, Value>.self else {
+            return Row(entry: .init(identifier: 0, element: nil), tag: 0, order: group.order)
+        }
+        // Of this type (checked just above).
+        return row(
+            for: unsafeDowncast(group.members as AnyObject, to: TypedGroup<State, Value>.self), order: group.order)
     }
 
-    /// Rebuilds the rows from `entries`, the node's groups as a pass began, and marks them current.
-    /// A group gets a row with its callback when a pass would call its lone member in place from
-    /// the group's own copy (see ``TypedGroup/deliverGroups(_:entries:rows:state:drain:level:pass:engine:cursor:)``).
+    /// The row of `typed`, whose group's order is `order`.
     @inlinable
-    func rebuild(from entries: UnsafeBufferPointer<DeliveryEntry>) {
-        let ownType = ObjectIdentifier(TypedGroup<State, Value>.self)
-        var rebuilt: [Row] = []
-        rebuilt.reserveCapacity(entries.count)
-        for entry in entries {
-            guard entry.type == ownType else {
-                rebuilt.append(Row(entry: .init(identifier: 0, element: nil), tag: 0))
-                continue
-            }
-            // Of this type (checked just above), and unretained: the caller's list of groups keeps
-            // each group, and so its typed half, alive.
-            Unmanaged<TypedGroup<State, Value>>.fromOpaque(entry.typed)._withUnsafeGuaranteedRef { typed in
-                rebuilt.append(
-                    typed.callsSoleMemberFromRow(sharing: cell)
-                        ? Row(
-                            entry: .init(identifier: typed.soleIdentifier, element: typed.members[slot: 0]),
-                            tag: typed.tag)
-                        : Row(entry: .init(identifier: 0, element: nil), tag: 0))
-            }
+    func row(for typed: TypedGroup<State, Value>, order: UInt64) -> Row {
+        guard typed.callsSoleMemberFromRow(sharing: cell) else {
+            return Row(entry: .init(identifier: 0, element: nil), tag: 0, order: order)
         }
-        rows = rebuilt
-        isCurrent = true
+        return Row(
+            entry: .init(identifier: typed.soleIdentifier, element: typed.members[slot: 0]), tag: typed.tag,
+            order: order)
+    }
+
+    override func didAttach(_ group: MemberGroup, at index: Int, of groups: [MemberGroup]) {
+        version &+= 1
+        if isActive {
+            rows.insert(row(for: group), at: index)
+        } else if groups.count >= 2 {
+            isActive = true
+            rows = groups.map { row(for: $0) }
+        }
+    }
+
+    override func didDetach(at index: Int, leaving groups: [MemberGroup]) {
+        version &+= 1
+        guard isActive else { return }
+        if groups.count < 2 {
+            isActive = false
+            rows = []
+        } else {
+            rows.remove(at: index)
+        }
+    }
+
+    /// Rewrites the row of `typed`, whose group's order is `order`, after a change to the group.
+    ///
+    /// - Complexity: O(log n) (a binary search by order), plus a copy of the list when a pass in
+    ///   progress holds it.
+    @inlinable
+    func refresh(_ typed: TypedGroup<State, Value>, order: UInt64) {
+        guard isActive else { return }
+        let index = lowerBound(count: rows.count) { rows[$0].order < order }
+        guard index < rows.count, rows[index].order == order else {
+            assertionFailure("a group's row is missing from its node's rows")
+            return
+        }
+        version &+= 1
+        rows[index] = row(for: typed, order: order)
     }
 }

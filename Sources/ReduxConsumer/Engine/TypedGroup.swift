@@ -72,7 +72,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var catchUp: [UInt64: CatchUpChange] = [:]
     /// The rows of the shared node the group is attached to (see ``SoleCallRows``), marked out of
     /// date by every change that could alter the group's row; `nil` while it is not attached to one.
-    @exclusivity(unchecked) @usableFromInline var rowsOfNode: SoleCallRows?
+    @exclusivity(unchecked) @usableFromInline var rowsOfNode: TypedSoleCallRows<State, Value>?
+    /// The group's order on that node (see ``MemberGroup/order``), which finds its row there.
+    @exclusivity(unchecked) @usableFromInline var rowOrder: UInt64 = 0
 
     @inlinable
     init(cell: ValueCell<Value>, routes: DeliveryRoutes, tag: UInt, isSame: (@Sendable (Value, Value) -> Bool)?) {
@@ -186,10 +188,10 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     /// consumer of one global field like this.
     ///
     /// `entries` are the node's ``DeliveryEntry``s, index for index with `groups`: the loop reads
-    /// a group's order and typed half there. `rows` are the node's ``SoleCallRows``, if it is
-    /// shared: while they are current, a lone member is called from its row, without reading its
-    /// group at all; once a callback changed any group of the node, the rest of the pass reads
-    /// each group.
+    /// a group's order and typed half there. `rows` are the node's ``SoleCallRows``, if it keeps
+    /// them and they did not change since the pass began: a lone member is then called from its
+    /// row, without reading its group at all, until a callback changes the rows; from there on,
+    /// the pass reads each group.
     @inlinable
     static func deliverGroups(
         _ groups: UnsafeBufferPointer<MemberGroup>, entries: UnsafeBufferPointer<DeliveryEntry>,
@@ -205,9 +207,14 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         assert(BorrowedEntry<State, Value>.matchesLayout, "BorrowedEntry out of step with SlotList.Entry")
         // Of this type (checked just above).
         let typedRows = unsafeDowncast(rows, to: TypedSoleCallRows<State, Value>.self)
-        if !typedRows.isCurrent || typedRows.rows.count != groups.count {
-            typedRows.rebuild(from: entries)
+        guard typedRows.isActive, typedRows.rows.count == groups.count else {
+            assertionFailure("a node's rows out of step with its groups")
+            deliverEachGroup(
+                groups, entries: entries, from: 0, state: state, drain: drain, level: level, pass: pass, engine: engine,
+                cursor: cursor)
+            return
         }
+        let version = typedRows.version
         let typedState = state.assumingMemoryBound(to: State.self)
         let cell = typedRows.cell
         // This copy of the rows keeps their buffer, and so every callback in it, alive until the
@@ -216,9 +223,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
         var index = 0
         snapshot.withUnsafeBufferPointer { snapshot in
             while index < groups.count {
-                // A change to any group of the node since the rows were built: they may no longer
-                // say who is to be called; the rest of the pass asks each group.
-                guard typedRows.isCurrent else { return }
+                // A change to the rows since the pass began (made by a callback): the pass's copy
+                // may no longer say who is to be called; the rest of the pass asks each group.
+                guard typedRows.version == version else { return }
                 let entry = entries[index]
                 // Unretained: the pass's list of fired groups keeps each alive until its end, and
                 // no pass replaces it before then (see ``SelectionEngine/deliverRuns(state:)``).
@@ -699,10 +706,18 @@ extension TypedGroup where Value: Equatable {
 }
 
 extension TypedGroup {
+    /// Keeps the group's row in its node's ``SoleCallRows`` in step with the group: called after
+    /// every change that may alter it.
+    @inlinable
+    @inline(__always)
+    func noteRowChange() {
+        rowsOfNode?.refresh(self, order: rowOrder)
+    }
+
     /// Keeps ``soleCallback`` in step with `members` (called after every change of the list).
     @inlinable
     func noteSoleMember() {
-        rowsOfNode?.invalidate()
+        defer { noteRowChange() }
         guard soleCalls == 0 else {
             soleIsStale = true
             return
@@ -760,18 +775,18 @@ extension TypedGroup: GroupMembers {
     @usableFromInline
     func silence() {
         isSilenced = true
-        rowsOfNode?.invalidate()
+        noteRowChange()
     }
 
     @usableFromInline
     func resume() {
         isSilenced = false
-        rowsOfNode?.invalidate()
+        noteRowChange()
     }
 
     @usableFromInline
     func leave(unreachedAfter watermark: UInt64?) {
-        rowsOfNode?.invalidate()
+        defer { noteRowChange() }
         if let watermark {
             let previous = cell.previous
             var slot = members.liveSlot(from: 0)
@@ -798,7 +813,7 @@ extension TypedGroup: GroupMembers {
         evaluate: (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         cache: DerivationCache
     ) -> Bool {
-        rowsOfNode?.invalidate()
+        defer { noteRowChange() }
         if routes.hasWithdrawn {
             // Calls posted before the consumer left and dropped as it left: their members heard
             // last what those calls started from, earlier than any change they missed since.
@@ -841,15 +856,15 @@ extension TypedGroup: GroupMembers {
     @usableFromInline
     func endCatchUp() {
         guard isCatchingUp else { return }
-        rowsOfNode?.invalidate()
         isCatchingUp = false
         catchUp.removeAll()
+        noteRowChange()
     }
 
     @usableFromInline
     func share(_ cell: AnyObject) {
         self.cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-        rowsOfNode?.invalidate()
+        noteRowChange()
     }
 
     @usableFromInline
@@ -858,10 +873,11 @@ extension TypedGroup: GroupMembers {
     }
 
     @usableFromInline
-    func useRows(_ rows: SoleCallRows?) {
-        rowsOfNode?.invalidate()
-        rowsOfNode = rows
-        rows?.invalidate()
+    func useRows(_ rows: SoleCallRows?, order: UInt64) {
+        // A node's rows were made by its first group, of the node's types (same key, same types).
+        rowsOfNode = rows as? TypedSoleCallRows<State, Value>
+        assert(rows == nil || rowsOfNode != nil, "a group attached to a node of other types")
+        rowOrder = order
     }
 
     @usableFromInline
@@ -909,7 +925,7 @@ protocol GroupMembers: AnyObject {
     func makeSoleCallRows() -> SoleCallRows
     /// Marks `rows` (a node's, as the group is attached to it; `nil` as it is detached) out of date
     /// whenever the group's row may change.
-    func useRows(_ rows: SoleCallRows?)
+    func useRows(_ rows: SoleCallRows?, order: UInt64)
     /// The cell the group reads now.
     var ownCell: AnyObject { get }
 }
