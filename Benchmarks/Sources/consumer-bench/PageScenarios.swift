@@ -136,3 +136,72 @@ func idlePages(_ sizes: ScalingSizes) -> [Report] {
         ).meeting(bytesPerPage.isFinite ? bytesPerPage <= 1_536 : nil),
     ]
 }
+
+/// P4: P1's pages while requests come and go: before each global dispatch, the oldest page closes
+/// and a new one opens and watches the same key path. Against one consumer with as many members,
+/// the oldest member replaced by a new one before each dispatch, interleaved in the same run.
+func pagesComingAndGoing(_ sizes: ScalingSizes) -> Report {
+    let pages = sizes.watchingPages
+    let global = Store(initialState: ScalingState(), reducer: scalingReducer)
+    let sink = Sink()
+    func open() -> PageStore<PageState, ScalingState> {
+        let page = makePage(global)
+        page.globalConsumer.add(\.shared) { _, new in sink.record(new) }
+        return page
+    }
+    var live = (0..<pages).map { _ in open() }
+    var oldest = 0
+    let soloStore = Store(initialState: ScalingState(), reducer: scalingReducer)
+    let solo = StateConsumer<ScalingState>()
+    let soloSubscription = soloStore.subscribe(solo)
+    var members = (0..<pages).map { _ in solo.add(\.shared) { _, new in sink.record(new) } }
+    let timings = measure(
+        within: sizes.budget,
+        [
+            { count in
+                for _ in 0..<count {
+                    live[oldest].close()
+                    live[oldest] = open()
+                    oldest = (oldest + 1) % pages
+                    global.dispatch(ScalingAction.bumpShared)
+                }
+            },
+            { count in
+                for _ in 0..<count {
+                    members[oldest].cancel()
+                    members[oldest] = solo.add(\.shared) { _, new in sink.record(new) }
+                    oldest = (oldest + 1) % pages
+                    soloStore.dispatch(ScalingAction.bumpShared)
+                }
+            },
+        ]
+    )
+    var failure: String?
+    if global.subscriberCount != pages || solo.count != pages {
+        failure = "expected \(pages) pages and members, saw \(global.subscriberCount) and \(solo.count)"
+    }
+    for page in live { page.close() }
+    live.removeAll()
+    members.removeAll()
+    solo.removeAll()
+    soloSubscription.cancel()
+    if failure == nil, global.subscriberCount != 0 {
+        failure = "\(global.subscriberCount) subscribers left after closing every page"
+    }
+    let nsPerDispatch = timings[0].timing.median
+    var report = Report(
+        scenario: "P4",
+        title: "\(grouped(pages)) pages × 1 global key path, one page replaced per dispatch",
+        nsPerOp: nsPerDispatch,
+        minNsPerOp: timings[0].timing.min,
+        ratios: [("vs_1_consumer", nsPerDispatch / timings[1].timing.median)],
+        figures: [
+            ("ns_per_page", nsPerDispatch / Double(pages)),
+            ("one_consumer_ns_per_op", timings[1].timing.median),
+        ],
+        target: "≤ 1.5× 1 consumer with \(grouped(pages)) members, one replaced per dispatch",
+        failure: failure
+    )
+    report.goalMet = nsPerDispatch <= 1.5 * timings[1].timing.median
+    return report
+}

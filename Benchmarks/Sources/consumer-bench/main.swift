@@ -74,6 +74,7 @@ run("N2", "scaling, consumers on one key path", rows: { oneKeyPathFamily(scaling
 run("N3", "scaling, many groups fire at once", rows: { manyGroupsFire(scalingSizes) })
 run("P1", "pages watching one global key path", rows: { pagesWatchingOneKeyPath(scalingSizes) })
 run("P2", "idle pages: P2 global dispatch, P3 memory", rows: { idlePages(scalingSizes) })
+run("P4", "pages coming and going on one global key path") { pagesComingAndGoing(scalingSizes) }
 run("S8", "await send, one task") { asyncSend(AsyncSizes(quick: options.isQuick)) }
 run("S9", "changes(of:) stream", rows: { changeStream(AsyncSizes(quick: options.isQuick)) })
 run("S10", "concurrent await send") { concurrentSend(AsyncSizes(quick: options.isQuick)) }
