@@ -154,6 +154,42 @@ struct SharedKeyPathConsumersTests {
         for subscription in subscriptions { subscription.cancel() }
     }
 
+    /// One consumer whose key paths all change in one action (a reset, a load) is called in the
+    /// order its members were added, whether its key paths' members follow each other (called key
+    /// path after key path) or interleave (merged); a member a callback removes from a later key
+    /// path is not called, and one it adds waits for the next state.
+    @Test func oneConsumersKeyPathsFiringTogetherAreCalledInMemberOrder() {
+        let store = Store(initialState: FleetState(), reducer: fleetReducer)
+        let consumer = StateConsumer<FleetState>()
+        let subscription = store.subscribe(consumer)
+        let seen = Recorder<String>()
+        let removed = Box<ConsumerToken?>(nil)
+        let didMeddle = Box(false)
+        // First all of `first`'s members, then all of `second`'s: they follow each other.
+        consumer.add(\.first) { old, new in
+            seen.append("f1 \(old)→\(new)")
+            guard !didMeddle.value else { return }
+            didMeddle.value = true
+            if let token = removed.value { consumer.remove(token) }
+            consumer.add(\.second) { old, new in seen.append("s3 \(old)→\(new)") }
+        }
+        consumer.add(\.first) { old, new in seen.append("f2 \(old)→\(new)") }
+        consumer.add(\.second) { old, new in seen.append("s1 \(old)→\(new)") }
+        removed.value = consumer.add(\.second) { old, new in seen.append("s2 \(old)→\(new)") }
+        store.dispatch(FleetAction.both(1))
+        #expect(seen.values == ["f1 0→1", "f2 0→1", "s1 0→1"])
+        // Now `first` gets a member after `second`'s: the two interleave.
+        consumer.add(\.first) { old, new in seen.append("f3 \(old)→\(new)") }
+        store.dispatch(FleetAction.both(2))
+        #expect(
+            seen.values == [
+                "f1 0→1", "f2 0→1", "s1 0→1",
+                "f1 1→2", "f2 1→2", "s1 1→2", "s3 1→2", "f3 1→2",
+            ])
+        subscription.cancel()
+        consumer.removeAll()
+    }
+
     /// A closure selector that subscribes a new consumer on the shared key path while the pass
     /// evaluates changes the node's groups under the pass: the consumers already there are called
     /// once each, and the newcomer hears the changes that follow, its old value each time its

@@ -129,6 +129,11 @@ final class MemberGroup {
         hasSoleMember ? soleMember : list(.firstLiveMember)
     }
 
+    /// The identifier of the last live member, or 0 when there is none.
+    var lastLiveMember: UInt64 {
+        hasSoleMember ? soleMember : list(.lastLiveMember)
+    }
+
     /// The member list's slots a delivery walks (holes included, pending members excluded).
     var slotCount: Int { Int(list(.slotCount)) }
 
@@ -155,4 +160,6 @@ enum ListQuery {
     case identifier(atSlot: Int)
     /// The identifier of the first live member, or `UInt64.max` when there is none.
     case firstLiveMember
+    /// The identifier of the last live member, or 0 when there is none.
+    case lastLiveMember
 }

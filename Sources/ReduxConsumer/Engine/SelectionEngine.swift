@@ -424,9 +424,13 @@ final class SelectionEngine {
                 Unmanaged.passUnretained(groups[run.start])._withUnsafeGuaranteedRef { group in
                     if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
                 }
-            } else if groups[run.start..<run.end].allSatisfy({ $0.hasSoleMember }) {
-                // One member per group (closure selectors): sorted by it already. Unretained, as
-                // in `deliverRuns(state:)`.
+            } else if groups[run.start..<run.end].allSatisfy({ $0.hasSoleMember })
+                || membersFollowEachOther(groups[run.start..<run.end])
+            {
+                // One member per group (closure selectors), sorted by it already, or groups whose
+                // members do not interleave (one key path each, say, all changed by one action):
+                // group after group is member order, with no merge. Unretained, as in
+                // `deliverRuns(state:)`.
                 for index in run.start..<run.end {
                     Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
                         if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
@@ -437,6 +441,24 @@ final class SelectionEngine {
                 deliver(due, ordered: false, state: state)
             }
         }
+    }
+
+    /// Whether every member of each of `groups` comes before every member of the next one (the
+    /// groups of a run are sorted by their first member): calling them group after group is then
+    /// calling their members in identifier order. A member added meanwhile waits for the pass's
+    /// end (see ``admit(_:into:state:isAdding:)``) and a removal leaves a hole, so a delivery
+    /// cannot make them interleave.
+    ///
+    /// - Complexity: O(k) for k groups (two questions to each group's list).
+    private func membersFollowEachOther(_ groups: some Sequence<MemberGroup>) -> Bool {
+        var previousLast: UInt64 = 0
+        for group in groups {
+            let first = group.firstLiveMember
+            guard first != .max else { continue }  // no live member
+            guard first > previousLast else { return false }
+            previousLast = group.lastLiveMember
+        }
+        return true
     }
 
     /// Calls every run of the pass in progress, in order (when no closure subscriber interleaves).

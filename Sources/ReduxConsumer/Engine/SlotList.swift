@@ -75,6 +75,16 @@ struct SlotList<Element> {
         return slot
     }
 
+    /// The last live slot, or -1 when there is none.
+    @inlinable
+    func lastLiveSlot() -> Int {
+        var slot = entries.count - 1
+        while slot >= 0, entries[slot].element == nil {
+            slot -= 1
+        }
+        return slot
+    }
+
     /// Inserts `element` at its place in identifier order (or, during an iteration, once the
     /// iteration is over).
     ///

@@ -637,6 +637,9 @@ extension TypedGroup {
         case .firstLiveMember:
             let slot = members.liveSlot(from: 0)
             return slot < members.slotCount ? members.identifier(atSlot: slot) : .max
+        case .lastLiveMember:
+            let slot = members.lastLiveSlot()
+            return slot >= 0 ? members.identifier(atSlot: slot) : 0
         }
     }
 
