@@ -15,12 +15,15 @@
 /// ``TypedSoleCallRows``. Confined to the engine's drain, like the node.
 @usableFromInline
 class SoleCallRows {
+    // `@exclusivity(unchecked)` on the stored properties: read or written by every change of a
+    // group of the node and every pass that fires it, where the dynamic check costs more than the
+    // access; the rows are confined to their engine's drain, and no access spans a user callback
+    // (a pass calls from its own copy of `rows`).
+
     /// Whether the rows are kept (the node has two groups or more).
-    @usableFromInline final var isActive = false
+    @exclusivity(unchecked) @usableFromInline final var isActive = false
     /// Counts changes to the rows: a pass that began with one count calls from its copy of the
-    /// rows only while the count stays the same. `@exclusivity(unchecked)`: read before every call
-    /// of a pass; confined to the engine's drain, and each access is one load or store, never
-    /// across a call.
+    /// rows only while the count stays the same.
     @exclusivity(unchecked) @usableFromInline final var version: UInt64 = 0
 
     @usableFromInline
@@ -59,7 +62,7 @@ final class TypedSoleCallRows<State: Sendable, Value: Sendable>: SoleCallRows {
     /// The node's shared cell: a row is only filled for a group that reads it.
     @usableFromInline let cell: ValueCell<Value>
     /// One row per group of the node, index for index, while ``SoleCallRows/isActive``.
-    @usableFromInline var rows: [Row] = []
+    @exclusivity(unchecked) @usableFromInline var rows: [Row] = []
 
     @inlinable
     init(cell: ValueCell<Value>) {

@@ -714,7 +714,9 @@ extension TypedGroup {
     @inlinable
     @inline(__always)
     func noteRowChange() {
-        rowsOfNode?.refresh(self, order: rowOrder)
+        // Most nodes have one group and keep no rows: one load and a branch.
+        guard let rows = rowsOfNode, rows.isActive else { return }
+        rows.refresh(self, order: rowOrder)
     }
 
     /// Keeps ``soleCallback`` in step with `members` (called after every change of the list).
