@@ -189,7 +189,7 @@ func pagesComingAndGoing(_ sizes: ScalingSizes) -> Report {
         failure = "\(global.subscriberCount) subscribers left after closing every page"
     }
     let nsPerDispatch = timings[0].timing.median
-    var report = Report(
+    let report = Report(
         scenario: "P4",
         title: "\(grouped(pages)) pages × 1 global key path, one page replaced per dispatch",
         nsPerOp: nsPerDispatch,
@@ -199,9 +199,11 @@ func pagesComingAndGoing(_ sizes: ScalingSizes) -> Report {
             ("ns_per_page", nsPerDispatch / Double(pages)),
             ("one_consumer_ns_per_op", timings[1].timing.median),
         ],
-        target: "≤ 1.5× 1 consumer with \(grouped(pages)) members, one replaced per dispatch",
+        // No goal: a page's lifecycle (a store of its own, its subscription) costs more than a
+        // member's, whatever the delivery; the row tells what a service pays per request that
+        // comes and goes, beside P1's cost per dispatch.
+        target: "none (P1 with requests coming and going)",
         failure: failure
     )
-    report.goalMet = nsPerDispatch <= 1.5 * timings[1].timing.median
     return report
 }
