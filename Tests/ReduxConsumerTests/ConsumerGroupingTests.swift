@@ -267,38 +267,9 @@ final class Side: @unchecked Sendable {
             _ keyPath: any KeyPath<GroupingState, Value> & Sendable,
             _ selector: @escaping @Sendable (GroupingState) -> Value
         ) -> ConsumerToken {
-            switch (plan.label % 3, usesKeyPaths) {
-            case (0, true):
-                return consumer.add(keyPath, options: options) { old, new in
-                    record("\(old) → \(new)")
-                    effect()
-                }
-            case (0, false):
-                return consumer.add(selector, options: options) { old, new in
-                    record("\(old) → \(new)")
-                    effect()
-                }
-            case (1, true):
-                return consumer.add(keyPath, options: options) { new in
-                    record("→ \(new)")
-                    effect()
-                }
-            case (1, false):
-                return consumer.add(selector, options: options) { new in
-                    record("→ \(new)")
-                    effect()
-                }
-            case (_, true):
-                return consumer.add(keyPath, options: options) { old, new, state in
-                    record("\(old) → \(new) in \(state.first),\(state.second),\(state.list.count)")
-                    effect()
-                }
-            case (_, false):
-                return consumer.add(selector, options: options) { old, new, state in
-                    record("\(old) → \(new) in \(state.first),\(state.second),\(state.list.count)")
-                    effect()
-                }
-            }
+            addKeyPathOrClosureMember(
+                to: consumer, label: plan.label, usesKeyPaths: usesKeyPaths, keyPath, selector, options: options,
+                describe: { "\($0.first),\($0.second),\($0.list.count)" }, record: record, effect: effect)
         }
         switch plan.field {
         case .first: return watch(\.first) { $0.first }
