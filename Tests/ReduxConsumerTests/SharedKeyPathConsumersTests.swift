@@ -73,8 +73,8 @@ struct SharedKeyPathConsumersTests {
         for subscription in subscriptions { subscription.cancel() }
     }
 
-    /// The list the node keeps holds each lone member's callback: a removed member's callback, and
-    /// what it captures, is still released by its removal, without waiting for the next action.
+    /// The list the node keeps holds each lone member's callback: a member removed between two
+    /// actions is released by its removal, without waiting for the next action.
     @Test func aRemovedLoneMembersCapturesAreReleasedWithItsRemoval() {
         final class Captured: Sendable {}
         let store = Store(initialState: FleetState(), reducer: fleetReducer)
@@ -92,6 +92,70 @@ struct SharedKeyPathConsumersTests {
         tokens[2].cancel()
         #expect(released == nil)
         for subscription in subscriptions { subscription.cancel() }
+    }
+
+    /// A member removed from inside another consumer's callback during a pass is released by the
+    /// time that callback returned: before the next consumer is called, not at the pass's end.
+    @Test func aLoneMemberRemovedDuringAPassIsReleasedBeforeTheNextCallback() {
+        final class Captured: Sendable {}
+        let store = Store(initialState: FleetState(), reducer: fleetReducer)
+        let consumers = (0..<3).map { _ in StateConsumer<FleetState>() }
+        let subscriptions = consumers.map { store.subscribe($0) }
+        let released = WeakReference<Captured>()
+        let tokens = Box<[ConsumerToken]>([])
+        let releasedInNext = Box<Bool?>(nil)
+        let seen = Recorder<String>()
+        tokens.value.append(
+            consumers[0].add(\.first) { _, new in
+                seen.append("0 \(new)")
+                if new == 1 { tokens.value[2].cancel() }
+            })
+        tokens.value.append(
+            consumers[1].add(\.first) { _, new in
+                seen.append("1 \(new)")
+                if releasedInNext.value == nil { releasedInNext.value = released.value == nil }
+            })
+        do {
+            let captured = Captured()
+            released.value = captured
+            tokens.value.append(
+                consumers[2].add(\.first) { _, new in
+                    withExtendedLifetime(captured) {}
+                    seen.append("2 \(new)")
+                })
+        }
+        store.dispatch(FleetAction.first(1))
+        #expect(seen.values == ["0 1", "1 1"])
+        #expect(releasedInNext.value == true)
+        #expect(released.value == nil)
+        for subscription in subscriptions { subscription.cancel() }
+        for consumer in consumers { consumer.removeAll() }
+    }
+
+    /// A consumer with several members on the shared key path, subscribed first, leaves the others
+    /// called from the node's list: its delivery (an iteration of its own list) changes no row.
+    /// Checked by what the others hear, in order, through members added and removed meanwhile.
+    @Test func aConsumerWithSeveralMembersAmongLoneOnesKeepsTheOrder() {
+        let store = Store(initialState: FleetState(), reducer: fleetReducer)
+        let consumers = (0..<4).map { _ in StateConsumer<FleetState>() }
+        let subscriptions = consumers.map { store.subscribe($0) }
+        let seen = Recorder<String>()
+        consumers[0].add(\.first) { old, new in seen.append("0a \(old)→\(new)") }
+        consumers[0].add(\.first) { old, new in seen.append("0b \(old)→\(new)") }
+        var tokens: [ConsumerToken] = []
+        for index in 1..<4 {
+            tokens.append(consumers[index].add(\.first) { old, new in seen.append("\(index) \(old)→\(new)") })
+        }
+        store.dispatch(FleetAction.first(1))
+        tokens[1].cancel()
+        store.dispatch(FleetAction.first(2))
+        #expect(
+            seen.values == [
+                "0a 0→1", "0b 0→1", "1 0→1", "2 0→1", "3 0→1",
+                "0a 1→2", "0b 1→2", "1 1→2", "3 1→2",
+            ])
+        for subscription in subscriptions { subscription.cancel() }
+        for consumer in consumers { consumer.removeAll() }
     }
 
     /// Inside one pass, a consumer's callback removes a later consumer's member, gives another a
@@ -191,9 +255,8 @@ struct SharedKeyPathConsumersTests {
     }
 
     /// A closure selector that subscribes a new consumer on the shared key path while the pass
-    /// evaluates changes the node's groups under the pass: the consumers already there are called
-    /// once each, and the newcomer hears the changes that follow, its old value each time its
-    /// previous new one.
+    /// evaluates: the consumers already there are called once each, and the newcomer hears the
+    /// changes that follow, its old value each time its previous new one.
     @Test func aConsumerSubscribedByASelectorWhileThePassEvaluatesIsCalledInStep() {
         let store = Store(initialState: FleetState(), reducer: fleetReducer)
         let consumers = (0..<3).map { _ in StateConsumer<FleetState>() }
@@ -408,4 +471,10 @@ final class Fleet: @unchecked Sendable {
         for consumer in consumers { consumer.removeAll() }
         tokens.removeAll()
     }
+}
+
+/// A weak reference a callback can read (single-threaded tests).
+private final class WeakReference<Value: AnyObject>: @unchecked Sendable {
+    // @unchecked: single-threaded tests only.
+    weak var value: Value?
 }

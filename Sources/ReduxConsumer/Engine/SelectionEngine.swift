@@ -443,11 +443,11 @@ final class SelectionEngine {
         }
     }
 
-    /// Whether every member of each of `groups` comes before every member of the next one (the
-    /// groups of a run are sorted by their first member): calling them group after group is then
-    /// calling their members in identifier order. A member added meanwhile waits for the pass's
-    /// end (see ``admit(_:into:state:isAdding:)``) and a removal leaves a hole, so a delivery
-    /// cannot make them interleave.
+    /// Whether every member of each of `groups` comes before every member of the next one, as the
+    /// lists are now (the pass sorted the groups by their first member as it began): calling them
+    /// group after group is then calling their members in identifier order. A member added
+    /// meanwhile waits for the pass's end (see ``admit(_:into:state:isAdding:)``) and a removal
+    /// only takes one out, so a delivery cannot make them interleave.
     ///
     /// - Complexity: O(k) for k groups (two questions to each group's list).
     private func membersFollowEachOther(_ groups: some Sequence<MemberGroup>) -> Bool {
@@ -489,8 +489,9 @@ final class SelectionEngine {
             // ``MemberGroup/deliverGroups``).
             let level = drain.beginCalls()
             // Like `firedGroups`, `firedEntries` changes only in `evaluate` and `endPass()`.
-            // The rows only if they did not change since the pass began (a selector may have
-            // changed the node's groups while the pass evaluated): they then describe its groups.
+            // The rows only if they did not change since the pass recorded their version, after
+            // every selector ran: then they describe the groups the pass fired. Nothing runs in
+            // between today (`Store.notify`, `StateConsumer.feed`); the check keeps it so.
             let rows = firedRows.flatMap { $0.version == firedRowsVersion ? $0 : nil }
             firedEntries.withUnsafeBufferPointer { entries in
                 Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in

@@ -8,7 +8,9 @@
 /// detached inserts or removes its row, and a group whose row may change (a member added or
 /// removed, the group silenced, resumed or catching up) rewrites its own. A pass calls from its
 /// own copy of the list, and any change made during the pass (by a callback) sends the rest of
-/// that pass back to the groups themselves.
+/// that pass back to the groups themselves; the copy, and the callbacks only it still holds, goes
+/// as that callback returns (a member removed from inside a callback is released then, as a
+/// consumer's own member list releases one removed while it is being delivered).
 ///
 /// Kept only while the node has two groups or more: a node with one group is delivered through
 /// that group. Non-generic, so that the node (which knows no types) can hold it; the rows live in

@@ -70,8 +70,9 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var missed: [UInt64: Value] = [:]
     /// While the group comes back (see ``isCatchingUp``): what each member that was behind hears.
     @exclusivity(unchecked) @usableFromInline var catchUp: [UInt64: CatchUpChange] = [:]
-    /// The rows of the shared node the group is attached to (see ``SoleCallRows``), marked out of
-    /// date by every change that could alter the group's row; `nil` while it is not attached to one.
+    /// The rows of the shared node the group is attached to (see ``SoleCallRows``), where the group
+    /// rewrites its own row after every change that could alter it; `nil` while it is not attached
+    /// to one.
     @exclusivity(unchecked) @usableFromInline var rowsOfNode: TypedSoleCallRows<State, Value>?
     /// The group's order on that node (see ``MemberGroup/order``), which finds its row there.
     @exclusivity(unchecked) @usableFromInline var rowOrder: UInt64 = 0
@@ -214,11 +215,34 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
                 cursor: cursor)
             return
         }
+        let next = callRows(
+            typedRows, groups: groups, entries: entries, state: state, drain: drain, level: level, pass: pass,
+            engine: engine, cursor: cursor)
+        // The rows' copy is gone with `callRows`: a member removed by the callback that changed the
+        // rows is released now, before any other callback runs.
+        if next < groups.count {
+            deliverEachGroup(
+                groups, entries: entries, from: next, state: state, drain: drain, level: level, pass: pass,
+                engine: engine, cursor: cursor)
+        }
+    }
+
+    /// The loop of ``deliverGroups(_:entries:rows:state:drain:level:pass:engine:cursor:)`` over
+    /// the rows while they stay as the pass found them; returns the index of the first group it
+    /// did not deliver (`groups.count` when it delivered them all).
+    @inlinable
+    static func callRows(
+        _ typedRows: TypedSoleCallRows<State, Value>, groups: UnsafeBufferPointer<MemberGroup>,
+        entries: UnsafeBufferPointer<DeliveryEntry>, state: UnsafeMutableRawPointer, drain: Drain,
+        level: Drain.CallLevel, pass: UInt64, engine: ObjectIdentifier, cursor: RunCursor
+    ) -> Int {
         let version = typedRows.version
         let typedState = state.assumingMemoryBound(to: State.self)
         let cell = typedRows.cell
-        // This copy of the rows keeps their buffer, and so every callback in it, alive until the
-        // loop ends: a callback is called where it is stored, borrowed (see ``BorrowedEntry``).
+        // This copy of the rows keeps their buffer, and so every callback in it, alive until this
+        // function returns: a callback is called where it is stored, borrowed (see
+        // ``BorrowedEntry``), and a change of the rows meanwhile (the first one copies them) ends
+        // the loop.
         let snapshot = typedRows.rows
         var index = 0
         snapshot.withUnsafeBufferPointer { snapshot in
@@ -254,7 +278,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
                     }
                 #endif
                 // The entry is the row's first stored property, and the view has its layout
-                // (asserted above); it lives no longer than `snapshot`.
+                // (asserted by the caller); it lives no longer than `snapshot`.
                 let called = row.pointer(to: \.entry).unsafelyUnwrapped.withMemoryRebound(
                     to: BorrowedEntry<State, Value>.self, capacity: 1
                 ) { view in
@@ -268,11 +292,7 @@ final class TypedGroup<State: Sendable, Value: Sendable>: @unchecked Sendable {
                 }
             }
         }
-        if index < groups.count {
-            deliverEachGroup(
-                groups, entries: entries, from: index, state: state, drain: drain, level: level, pass: pass,
-                engine: engine, cursor: cursor)
-        }
+        return index
     }
 
     /// Calls the member of a row, if it has one, with the node's cell, at `level`; returns whether
@@ -722,7 +742,12 @@ extension TypedGroup {
     /// Keeps ``soleCallback`` in step with `members` (called after every change of the list).
     @inlinable
     func noteSoleMember() {
-        defer { noteRowChange() }
+        // The row changes only with what it copies: an iteration's bookkeeping (every delivery of
+        // a group of several members begins and ends one) leaves it as it is.
+        let before = (soleIsStale, hasSoleCallback, soleIdentifier)
+        defer {
+            if (soleIsStale, hasSoleCallback, soleIdentifier) != before { noteRowChange() }
+        }
         guard soleCalls == 0 else {
             soleIsStale = true
             return
@@ -928,8 +953,8 @@ protocol GroupMembers: AnyObject {
     func share(_ cell: AnyObject)
     /// New rows for a shared node whose first group this is, on its cell (see ``SoleCallRows``).
     func makeSoleCallRows() -> SoleCallRows
-    /// Marks `rows` (a node's, as the group is attached to it; `nil` as it is detached) out of date
-    /// whenever the group's row may change.
+    /// Keeps the group's row in `rows` (a node's, as the group is attached to it at `order`; `nil`
+    /// as it is detached) in step with the group from now on.
     func useRows(_ rows: SoleCallRows?, order: UInt64)
     /// The cell the group reads now.
     var ownCell: AnyObject { get }
