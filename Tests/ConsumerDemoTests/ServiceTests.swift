@@ -6,11 +6,17 @@ import Testing
 @testable import ConsumerDemoKit
 
 struct ServiceTests {
+    /// The requests' timeout in these tests: a request's tasks may queue behind the rest of a full
+    /// run (under ThreadSanitizer, minutes of it) without the service dropping it.
+    static let requestTimeout = 300
+
     @Test(arguments: [
         (requests: 1_000, concurrency: 100), (requests: 300, concurrency: 1), (requests: 499, concurrency: 7),
     ])
     func manyConcurrentClientsLoseNothing(requests: Int, concurrency: Int) async {
-        let load = ServiceLoad(requests: requests, concurrency: concurrency, latencyMicroseconds: 0, dropEvery: 0)
+        let load = ServiceLoad(
+            requests: requests, concurrency: concurrency, latencyMicroseconds: 0, dropEvery: 0,
+            timeoutSeconds: Self.requestTimeout)
         let summary = await serve(load)
         #expect(summary.problems == [])
         #expect(summary.responses == ResponseCounts(ok: requests, dropped: 0, unavailable: 0))
@@ -23,7 +29,10 @@ struct ServiceTests {
     }
 
     @Test func droppedRequestsCancelTheirBackendCalls() async {
-        let summary = await serve(ServiceLoad(requests: 400, concurrency: 16, latencyMicroseconds: 0, dropEvery: 4))
+        let summary = await serve(
+            ServiceLoad(
+                requests: 400, concurrency: 16, latencyMicroseconds: 0, dropEvery: 4,
+                timeoutSeconds: Self.requestTimeout))
         #expect(summary.responses == ResponseCounts(ok: 300, dropped: 100, unavailable: 0))
         // `cancelled` is counted in the backend call's cancellation handler.
         #expect(summary.backend == Backend.Calls(started: 400, answered: 300, cancelled: 100))
@@ -32,7 +41,9 @@ struct ServiceTests {
 
     @Test func aClientThatHangsUpCancelsItsBackendCallBeforeTheHandlerReturns() async {
         let backend = Backend(latencyMicroseconds: 0, slowEvery: 1)  // every call hangs
-        let service = RequestService(backend: backend, audit: SimulatedAuditLog(latencyMicroseconds: 0))
+        let service = RequestService(
+            backend: backend, audit: SimulatedAuditLog(latencyMicroseconds: 0),
+            requestTimeout: Double(Self.requestTimeout))
         let handler = Task { await service.handle(Request(id: 0)) }
         handler.cancel()
         #expect(await handler.value == .dropped)
@@ -42,7 +53,9 @@ struct ServiceTests {
 
     @Test func shutdownWaitsForTheAuditEffectsThenRefusesRequests() async {
         let log = HeldAuditLog()
-        let service = RequestService(backend: Backend(latencyMicroseconds: 0, slowEvery: 0), audit: log)
+        let service = RequestService(
+            backend: Backend(latencyMicroseconds: 0, slowEvery: 0), audit: log,
+            requestTimeout: Double(Self.requestTimeout))
         await withTaskGroup(of: Void.self) { group in
             for id in 0..<20 {
                 group.addTask { #expect(await service.handle(Request(id: id)) == .ok(id * 2)) }
@@ -66,7 +79,10 @@ struct ServiceTests {
     }
 
     @Test func jsonSummaryParsesAndItsNumbersAddUp() async throws {
-        let arguments = ["--requests", "300", "--concurrency=10", "--latency-us", "0", "--drop-every", "3", "--json"]
+        let arguments = [
+            "--requests", "300", "--concurrency=10", "--latency-us", "0", "--drop-every", "3", "--timeout-s=300",
+            "--json",
+        ]
         let run = await runService(arguments)
         #expect(run.status == .success)
         #expect(run.errors == "")
@@ -107,7 +123,9 @@ struct ServiceTests {
     }
 
     @Test func textSummaryNamesEachPartAndSaysNothingWasLost() async {
-        let run = await runService(["--requests", "50", "--concurrency", "5", "--latency-us", "0"])
+        let run = await runService([
+            "--requests", "50", "--concurrency", "5", "--latency-us", "0", "--timeout-s", "300",
+        ])
         #expect(run.status == .success)
         let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.first == "consumer-demo service: 50 requests from 5 concurrent clients")
@@ -144,6 +162,7 @@ struct ServiceTests {
         (["--requests", "-3"], "option '--requests' expects a whole number of at least 0, found \"-3\""),
         (["--concurrency=0"], "option '--concurrency' expects a whole number of at least 1, found \"0\""),
         (["--concurency", "4"], "unknown option \"--concurency\" for 'service'; did you mean '--concurrency'?"),
+        (["--timeout-s=0"], "option '--timeout-s' expects a whole number of at least 1, found \"0\""),
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) async {
         let run = await runService(arguments)
@@ -157,6 +176,7 @@ struct ServiceTests {
         #expect(run.status == .success)
         #expect(run.output.hasPrefix("Usage: consumer-demo service [options]\n"))
         #expect(run.output.contains("--drop-every N"))
+        #expect(run.output.contains("--timeout-s N"))
     }
 }
 

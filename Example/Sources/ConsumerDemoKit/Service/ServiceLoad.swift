@@ -11,6 +11,8 @@ struct ServiceLoad: Equatable, Sendable {
     var latencyMicroseconds = 100
     /// Every `dropEvery`-th request meets a slow backend and its client hangs up; 0 for none.
     var dropEvery = 10
+    /// Seconds a request waits for its answer before the service drops it.
+    var timeoutSeconds = 30
 
     /// How many requests are dropped: one in every `dropEvery`.
     var expectedDrops: Int {
@@ -25,7 +27,7 @@ struct ServiceLoad: Equatable, Sendable {
 func serve(_ load: ServiceLoad) async -> ServiceSummary {
     let backend = Backend(latencyMicroseconds: load.latencyMicroseconds, slowEvery: load.dropEvery)
     let audit = SimulatedAuditLog(latencyMicroseconds: load.latencyMicroseconds)
-    let service = RequestService(backend: backend, audit: audit)
+    let service = RequestService(backend: backend, audit: audit, requestTimeout: Double(load.timeoutSeconds))
     let reporter = Task { await follow(service.store) }
     let start = DispatchTime.now().uptimeNanoseconds
     let responses = await withTaskGroup(of: ResponseCounts.self) { group in

@@ -17,6 +17,8 @@ struct ServiceOptions: Equatable {
           --latency-us N      backend and audit-log latency in microseconds (default 100; 0 yields)
           --drop-every N      every Nth client hangs up while its backend call is slow, which
                               cancels the call (default 10; 0 for none)
+          --timeout-s N       seconds a request waits for its answer before it is dropped
+                              (default 30)
           --json              print one JSON object instead of text
           -h, --help          show this help
 
@@ -29,6 +31,7 @@ struct ServiceOptions: Equatable {
             ("--concurrency", 1, \.concurrency),
             ("--latency-us", 0, \.latencyMicroseconds),
             ("--drop-every", 0, \.dropEvery),
+            ("--timeout-s", 1, \.timeoutSeconds),
         ]
 
     /// Parses the arguments after `service`: `--name N` or `--name=N`, `--json`, `--help`.
