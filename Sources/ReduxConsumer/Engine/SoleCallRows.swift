@@ -31,10 +31,14 @@ class SoleCallRows {
     @usableFromInline
     init() {}
 
-    /// `group` was attached at `index` of the node's `groups` (now `count` long).
+    // The two notifications below do nothing here: the node only ever holds a
+    // ``TypedSoleCallRows``, which makes and keeps the typed rows; this class is what a node,
+    // which knows no types, can name and read `isActive` and `version` from without a cast.
+
+    /// `group` was attached at `index` of `groups`, the node's groups with it.
     func didAttach(_ group: MemberGroup, at index: Int, of groups: [MemberGroup]) {}
 
-    /// The group at `index` was detached; the node has `groups` left.
+    /// The group at `index` of the node's groups was detached; `groups` are those left.
     func didDetach(at index: Int, leaving groups: [MemberGroup]) {}
 }
 
