@@ -1,0 +1,103 @@
+/// What a store shares with every thread: its published state and counts, guarded by the lock of
+/// the store's drain.
+final class StoreShared<State>: @unchecked Sendable {
+    // @unchecked: every access is inside `Drain.locked` of the owning store's drain.
+    /// The published state: read under the lock by every thread, and without it by the drain's
+    /// owner, the only thread that writes it. One of two buffers allocated in `init` and freed in
+    /// `deinit`; `publish()` swaps them.
+    // `@exclusivity(unchecked)`: accessed under the lock or by its one writer, never across a call.
+    @exclusivity(unchecked) private(set) var state: UnsafeMutablePointer<State>
+    /// The other buffer: between a publish (under the lock) and its release (right after it), the
+    /// state that publish replaced; uninitialised otherwise. Touched by the drain's owner only.
+    @exclusivity(unchecked) private var retired: UnsafeMutablePointer<State>
+    /// Whether `retired` holds the state the last `publish()` replaced. Touched by the drain's
+    /// owner only, as `retired` is (`@exclusivity(unchecked)` for the same reason: read and
+    /// written on every dispatch, never across a call).
+    @exclusivity(unchecked) private var hasRetired = false
+    var subscriberCount = 0
+    /// The last call order handed out; closure subscribers and consumers are called in this order.
+    var lastOrder: UInt64 = 0
+    /// Registrations cancelled before the job that adds them ran.
+    var cancelledEarly: Set<UInt64> = []
+    /// Made on first use (see `Store.teardown` and `Store.effects`).
+    var teardown: Teardown?
+    var effects: EffectRunner?
+    /// Whether the store was torn down: what is made later starts finished, and nothing more is
+    /// published. `@exclusivity(unchecked)`: read by every publish; accessed under the lock only,
+    /// never across a call.
+    @exclusivity(unchecked) var isTornDown = false
+
+    /// The store's working state (its core's), which `publish()` copies.
+    private let working: UnsafeMutablePointer<State>
+    private let publishing: StatePublishing<State>
+
+    init(state: State, working: UnsafeMutablePointer<State>, publishing: StatePublishing<State>) {
+        self.state = .allocate(capacity: 1)
+        self.state.initialize(to: state)
+        retired = .allocate(capacity: 1)
+        self.working = working
+        self.publishing = publishing
+    }
+
+    /// Publishes the working state; the drain's owner calls it under the drain's lock. The state
+    /// it replaces stays where it is, in the buffer that becomes `retired`: swapping the two
+    /// pointers saves moving a whole state (callgrind, S1).
+    func publish() {
+        // Torn down (a closed page): the state stays what it was at the close, even when a
+        // reduction in progress on another thread then ends later.
+        guard !isTornDown else { return }
+        // By hand: the generic `swap` would look up the pointer type's metadata on every call.
+        let fresh = retired
+        retired = state
+        state = fresh
+        publishing.copy(working, fresh)
+        hasRetired = true
+    }
+
+    /// Releases the state `publish()` replaced, if it replaced one; the drain's owner calls it
+    /// after the lock.
+    func releaseRetired() {
+        guard hasRetired else { return }
+        hasRetired = false
+        publishing.release(retired)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+        retired.deallocate()
+    }
+}
+
+/// How a store publishes its state, compiled in the module that made the store for its concrete
+/// `State` (this module runs the store's code unspecialised, where a copy or a release goes field
+/// by field through the type's value witnesses): a state's copy is the cost of publishing it.
+@usableFromInline
+struct StatePublishing<State>: Sendable {
+    /// Under the drain's lock, a copy only (no user code): initialises `published`, uninitialised
+    /// memory, with a copy of `working`.
+    let copy: @Sendable (_ working: UnsafeMutablePointer<State>, _ published: UnsafeMutablePointer<State>) -> Void
+    /// After the lock: releases the state a publish replaced (a `deinit` it runs is user code).
+    let release: @Sendable (_ retired: UnsafeMutablePointer<State>) -> Void
+
+    @inlinable
+    init() {
+        self.init(
+            copy: { working, published in
+                // In place: `initialize(to: working.pointee)` would copy field by field through a
+                // temporary, half again the cost for a large struct (callgrind, S1).
+                published.initialize(from: working, count: 1)
+            },
+            release: { retired in retired.deinitialize(count: 1) }
+        )
+    }
+
+    @usableFromInline
+    init(
+        copy: @escaping @Sendable (UnsafeMutablePointer<State>, UnsafeMutablePointer<State>) -> Void,
+        release: @escaping @Sendable (UnsafeMutablePointer<State>) -> Void
+    ) {
+        self.copy = copy
+        self.release = release
+    }
+}
