@@ -159,8 +159,27 @@ final class Drain: @unchecked Sendable {
     private func publishNow() {
         assert(publisherOwner === publisher?.takeUnretainedValue(), "a drain's publisher is not the one it keeps")
         publisher?._withUnsafeGuaranteedRef { publisher in
+            let releases = publisher.prepare()
+            machine.withLock { _ in publisher.publish() }
+            if releases {
+                publisher.release()
+            }
+        }
+    }
+
+    /// Readies a publish of the owner's state before the lock round trip that asks the machine
+    /// for the next step: returns `true` when the publish sets nothing aside and may happen in
+    /// that round trip; otherwise publishes now, in a round trip of its own, while this thread
+    /// still owns the drain: what the publish set aside is released outside the lock, and before
+    /// another thread may own the drain and publish in turn.
+    private func publishesWithoutRelease() -> Bool {
+        assert(publisherOwner === publisher?.takeUnretainedValue(), "a drain's publisher is not the one it keeps")
+        guard let publisher else { return false }
+        return publisher._withUnsafeGuaranteedRef { publisher in
+            if !publisher.prepare() { return true }
             machine.withLock { _ in publisher.publish() }
             publisher.release()
+            return false
         }
     }
 
@@ -653,16 +672,16 @@ final class Drain: @unchecked Sendable {
     private func drainQueue(ownTicket: UInt64?, context: ThreadContext) {
         var finishedJob = false
         while true {
-            let publishes = needsPublishing
-            needsPublishing = false
-            if publishes {
-                // A lock round trip of its own, while this thread still owns the drain: what the
-                // publish set aside is released outside the lock, and before another thread may
-                // own the drain and publish in turn.
-                publishNow()
+            var publishesInStep = false
+            if needsPublishing {
+                needsPublishing = false
+                publishesInStep = publishesWithoutRelease()
             }
             var senders: [UnsafeContinuation<Void, Never>] = []
             let step = machine.withLock { machine in
+                if publishesInStep {
+                    publisher?._withUnsafeGuaranteedRef { $0.publish() }
+                }
                 let step = machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
                 if case .release = step, !heldSenders.isEmpty {
                     // Taken while the drain is still this thread's: the next owner holds its own.
@@ -721,13 +740,18 @@ final class Drain: @unchecked Sendable {
 
 /// How a drain's owner (a store) publishes its state for other threads.
 final class Publisher {
+    /// Readies `publish`, before the lock; returns whether `publish` will set aside anything for
+    /// `release`. When not, the drain may publish in the lock round trip that lets it go.
+    let prepare: () -> Bool
     /// Publishes the owner's state; runs under the drain's lock, so moves and copies only (no user
     /// code), setting aside what it replaces.
     let publish: () -> Void
-    /// Releases what `publish` set aside; runs right after the lock (a release may run a `deinit`).
+    /// Releases what `publish` set aside; runs right after the lock (a release may run a `deinit`),
+    /// while the thread still owns the drain.
     let release: () -> Void
 
-    init(publish: @escaping () -> Void, release: @escaping () -> Void) {
+    init(prepare: @escaping () -> Bool, publish: @escaping () -> Void, release: @escaping () -> Void) {
+        self.prepare = prepare
         self.publish = publish
         self.release = release
     }

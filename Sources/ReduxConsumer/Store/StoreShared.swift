@@ -30,6 +30,17 @@ final class StoreShared<State>: @unchecked Sendable {
     /// The store's working state (its core's), which `publish()` copies.
     private let working: UnsafeMutablePointer<State>
     private let publishing: StatePublishing<State>
+    /// Once learned, where the state keeps its references: a publish then copies only the fields
+    /// that changed, in place, and sets their old values aside in `retired` (see ``StateLayout``).
+    /// Touched by the drain's owner only, like `retired`.
+    @exclusivity(unchecked) private var layout: StateLayout?
+    /// How many fields the next publish with `layout` sets aside in `retired` (found by
+    /// `preparePublish()`), then how many it set aside, until `releaseRetired()`.
+    @exclusivity(unchecked) private var changedFields = 0
+    /// Publishes until the store learns its state's layout (see ``StateLayout``): a store that
+    /// publishes this often pays the one-off reflection (about a microsecond per field) out of
+    /// what it saves, and a short-lived one (a page for one request) never pays it.
+    @exclusivity(unchecked) private var publishesBeforeLayout = 1_024
 
     init(state: State, working: UnsafeMutablePointer<State>, publishing: StatePublishing<State>) {
         self.state = .allocate(capacity: 1)
@@ -39,13 +50,33 @@ final class StoreShared<State>: @unchecked Sendable {
         self.publishing = publishing
     }
 
-    /// Publishes the working state; the drain's owner calls it under the drain's lock. The state
-    /// it replaces stays where it is, in the buffer that becomes `retired`: swapping the two
-    /// pointers saves moving a whole state (callgrind, S1).
+    /// Readies a publish; the drain's owner calls it before taking the lock for ``publish()``.
+    /// Returns whether that publish will set aside anything for ``releaseRetired()``: when it
+    /// will not (the state's layout is known and no field holding references changed), the
+    /// publish may share the lock round trip that lets the drain go.
+    func preparePublish() -> Bool {
+        // `isTornDown` is not read here, outside the lock: a publish after a teardown sets
+        // nothing aside, and says so in `changedFields`.
+        guard let layout else { return true }
+        changedFields = layout.findChanges(working, from: state)
+        return changedFields > 0
+    }
+
+    /// Publishes the working state, readied by ``preparePublish()``; the drain's owner calls it
+    /// under the drain's lock. Without a layout, the state it replaces stays where it is, in the
+    /// buffer that becomes `retired`: swapping the two pointers saves moving a whole state
+    /// (callgrind, S1).
     func publish() {
         // Torn down (a closed page): the state stays what it was at the close, even when a
         // reduction in progress on another thread then ends later.
-        guard !isTornDown else { return }
+        guard !isTornDown else {
+            changedFields = 0
+            return
+        }
+        if let layout {
+            layout.publish(working, over: state, settingAsideIn: retired, changed: changedFields)
+            return
+        }
         // By hand: the generic `swap` would look up the pointer type's metadata on every call.
         let fresh = retired
         retired = state
@@ -57,15 +88,34 @@ final class StoreShared<State>: @unchecked Sendable {
     /// Releases the state `publish()` replaced, if it replaced one; the drain's owner calls it
     /// after the lock.
     func releaseRetired() {
-        guard hasRetired else { return }
-        hasRetired = false
-        publishing.release(retired)
+        if let layout {
+            if changedFields > 0 {
+                layout.release(retired, count: changedFields)
+                changedFields = 0
+            }
+            return
+        }
+        if hasRetired {
+            hasRetired = false
+            publishing.release(retired)
+        }
+        if publishesBeforeLayout > 0 {
+            publishesBeforeLayout -= 1
+            if publishesBeforeLayout == 0 {
+                // Outside the lock, by the drain's owner, with nothing set aside in `retired`.
+                layout = StateLayout(of: State.self)
+            }
+        }
     }
+
+    /// Whether publishes copy only the fields that changed (see ``StateLayout``); for tests.
+    var publishesChangedFieldsOnly: Bool { layout != nil }
 
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
         retired.deallocate()
+        layout?.deallocate()
     }
 }
 

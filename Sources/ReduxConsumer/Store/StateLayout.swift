@@ -1,0 +1,226 @@
+@_spi(Reflection) import Swift
+
+/// Where a state struct keeps its references, so that publishing the state copies only the fields
+/// that changed.
+///
+/// A publish makes the published state equal to the working one. Copying the whole struct retains
+/// every reference it holds (arrays, strings, objects), and releasing the state it replaces
+/// releases them all again: two atomic operations per reference per action, for fields that
+/// mostly did not change. With the layout, a publish compares the bytes of each field that holds
+/// references, sets aside only those that differ, copies the whole struct's bytes at once, then
+/// gives each changed field its own copy (its retains). A field whose bytes did not change
+/// already holds the same references in the published state, which keeps its own.
+///
+/// Learned from the runtime's reflection of the type's stored fields. Only for a struct whose
+/// stored fields are all strong: a weak or unowned field is not what its type says it is (a
+/// side-table reference, not an object reference), so such a state, and anything that is not a
+/// struct, is copied whole.
+struct StateLayout {
+    /// A stored field that holds references, copied, moved and destroyed through its own type.
+    struct Field {
+        let offset: Int
+        let size: Int
+        let type: any FieldOperations.Type
+    }
+
+    /// The struct's size in bytes, copied at once by a publish.
+    let size: Int
+    /// The fields that hold references, by offset; the bytes elsewhere are plain data.
+    // Unsafe buffers, not arrays: read on every publish, where an array would cost a retain and a
+    // release. Allocated here, freed by `deallocate()` when the store goes; only the drain's
+    // owner reads them.
+    let fields: UnsafeMutableBufferPointer<Field>
+    /// The bytes from the first field that holds references to the end of the last.
+    let references: Range<Int>
+    /// The indices of the fields the last publish set aside (room for all of them).
+    private let changed: UnsafeMutablePointer<Int>
+
+    /// The layout of `State`, or `nil` when a publish must copy it whole (not a struct, a weak or
+    /// unowned field, or a runtime without the reflection it needs).
+    ///
+    /// - Complexity: About a microsecond per stored field (the runtime reads each field's type
+    ///   from its mangled name); the store learns it once, after many publishes.
+    init?<State>(of state: State.Type) {
+        guard #available(macOS 11.3, iOS 14.5, watchOS 7.4, tvOS 14.5, *) else { return nil }
+        // The root's kind is the kind of a field holding it.
+        var isStruct = false
+        _forEachField(of: FieldHolder<State>.self) { _, _, _, kind in
+            isStruct = kind == .struct
+            return true
+        }
+        // `_forEachFieldWithKeyPath` refuses, unlike `_forEachField`, a field that is not strong.
+        guard isStruct, _forEachFieldWithKeyPath(of: State.self, body: { _, _ in true }) else { return nil }
+        var found: [Field] = []
+        let complete = _forEachField(of: State.self) { _, offset, type, _ in
+            let operations = fieldOperations(of: type)
+            if !operations.isPlainData {
+                found.append(Field(offset: offset, size: operations.size, type: operations))
+            }
+            return true
+        }
+        // No fields listed for a type that holds references: its module was built without
+        // reflection metadata, and its references are somewhere a layout does not know.
+        guard complete, !found.isEmpty || _isPOD(State.self) else { return nil }
+        found.sort { $0.offset < $1.offset }
+        assert(
+            Self.isConsistent(found, size: MemoryLayout<State>.size), "a state's field layout overlaps or overflows it")
+        assert(Self.matchesKeyPaths(found, of: State.self), "a state's field offsets differ from its key paths'")
+        size = MemoryLayout<State>.size
+        references = (found.first?.offset ?? 0)..<(found.last.map { $0.offset + $0.size } ?? 0)
+        fields = .allocate(capacity: found.count)
+        _ = fields.initialize(from: found)
+        changed = .allocate(capacity: max(found.count, 1))
+    }
+
+    /// Frees the layout's buffers; the store calls it once, when it goes.
+    func deallocate() {
+        fields.deallocate()
+        changed.deallocate()
+    }
+
+    /// Finds the fields whose bytes differ between `working` and `published`, and returns how
+    /// many: the drain's owner, the one writer of both, calls it before taking the lock, and
+    /// ``publish(_:over:settingAsideIn:changed:)`` under it. With none, that publish leaves nothing
+    /// to release, so it may share the lock round trip that lets the drain go.
+    func findChanges(_ working: UnsafeRawPointer, from published: UnsafeRawPointer) -> Int {
+        // Most actions change no reference at all: one comparison of the bytes from the first
+        // such field to the end of the last says so.
+        if Self.bytesEqual(working + references.lowerBound, published + references.lowerBound, count: references.count)
+        {
+            return 0
+        }
+        var count = 0
+        for index in 0..<fields.count {
+            let field = fields[index]
+            if !Self.bytesEqual(working + field.offset, published + field.offset, count: field.size) {
+                changed[count] = index
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// Makes `published` equal to `working`, under the drain's lock: moves, copies and retains
+    /// only (no user code). The old values of the `changed` fields found by
+    /// ``findChanges(_:from:)`` go to the same offsets in `retired` (uninitialised memory of the
+    /// state's size), for ``release(_:count:)`` after the lock.
+    func publish(
+        _ working: UnsafeRawPointer,
+        over published: UnsafeMutableRawPointer,
+        settingAsideIn retired: UnsafeMutableRawPointer,
+        changed count: Int
+    ) {
+        for position in 0..<count {
+            let field = fields[changed[position]]
+            field.type.move(from: published + field.offset, to: retired + field.offset)
+        }
+        // Unchanged fields get the bits they already hold; changed ones, bits of values they do
+        // not own yet, replaced by a copy of their own below.
+        published.copyMemory(from: working, byteCount: size)
+        for position in 0..<count {
+            let field = fields[changed[position]]
+            field.type.copy(from: working + field.offset, to: published + field.offset)
+        }
+    }
+
+    /// Destroys the `count` old values ``publish(_:over:settingAsideIn:changed:)`` set aside, after the
+    /// lock: a `deinit` they run is user code.
+    func release(_ retired: UnsafeMutableRawPointer, count: Int) {
+        for position in 0..<count {
+            let field = fields[changed[position]]
+            field.type.destroy(retired + field.offset)
+        }
+    }
+
+    @inline(__always)
+    private static func bytesEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, count: Int) -> Bool {
+        let words = count / 8
+        var word = 0
+        while word < words {
+            if lhs.loadUnaligned(fromByteOffset: word &* 8, as: UInt64.self)
+                != rhs.loadUnaligned(fromByteOffset: word &* 8, as: UInt64.self)
+            {
+                return false
+            }
+            word &+= 1
+        }
+        var byte = words &* 8
+        while byte < count {
+            if lhs.load(fromByteOffset: byte, as: UInt8.self) != rhs.load(fromByteOffset: byte, as: UInt8.self) {
+                return false
+            }
+            byte &+= 1
+        }
+        return true
+    }
+
+    /// Debug builds: the fields are in order, apart, and inside the struct.
+    private static func isConsistent(_ fields: [Field], size: Int) -> Bool {
+        var end = 0
+        for field in fields {
+            guard field.offset >= end, field.size > 0 else { return false }
+            end = field.offset + field.size
+        }
+        return end <= size
+    }
+
+    /// Debug builds: the offsets read from the fields' reflection are those of the struct's key
+    /// paths, an independent source (the key path's own offset computation).
+    private static func matchesKeyPaths<State>(_ fields: [Field], of state: State.Type) -> Bool {
+        guard #available(macOS 11.3, iOS 14.5, watchOS 7.4, tvOS 14.5, *) else { return true }
+        var offsets: Set<Int> = []
+        _forEachFieldWithKeyPath(of: State.self) { _, keyPath in
+            if let offset = MemoryLayout<State>.offset(of: keyPath) {
+                offsets.insert(offset)
+            }
+            return true
+        }
+        return fields.allSatisfy { offsets.contains($0.offset) }
+    }
+}
+
+/// The operations of a field of type `type`.
+private func fieldOperations(of type: any Any.Type) -> any FieldOperations.Type {
+    func operations<Value>(_: Value.Type) -> any FieldOperations.Type { TypedField<Value>.self }
+    return _openExistential(type, do: operations)
+}
+
+/// Holds a value as its only field: its reflection tells the value's kind.
+private struct FieldHolder<Value> {
+    var value: Value
+}
+
+/// What a publish does to one field of a state, through the field's own type.
+protocol FieldOperations {
+    /// Whether the field's type holds no references (its bytes are its whole value).
+    static var isPlainData: Bool { get }
+    /// The field's size in bytes.
+    static var size: Int { get }
+    /// Initialises `destination` (uninitialised) with a copy of the value at `source`.
+    static func copy(from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer)
+    /// Moves the value at `source` to `destination` (uninitialised), leaving `source`
+    /// uninitialised.
+    static func move(from source: UnsafeMutableRawPointer, to destination: UnsafeMutableRawPointer)
+    /// Destroys the value at `address`.
+    static func destroy(_ address: UnsafeMutableRawPointer)
+}
+
+/// ``FieldOperations`` of a field of type `Value`.
+private enum TypedField<Value>: FieldOperations {
+    static var isPlainData: Bool { _isPOD(Value.self) }
+    static var size: Int { MemoryLayout<Value>.size }
+
+    static func copy(from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
+        destination.assumingMemoryBound(to: Value.self)
+            .initialize(from: source.assumingMemoryBound(to: Value.self), count: 1)
+    }
+
+    static func move(from source: UnsafeMutableRawPointer, to destination: UnsafeMutableRawPointer) {
+        destination.assumingMemoryBound(to: Value.self)
+            .moveInitialize(from: source.assumingMemoryBound(to: Value.self), count: 1)
+    }
+
+    static func destroy(_ address: UnsafeMutableRawPointer) {
+        address.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+    }
+}
