@@ -114,6 +114,104 @@ struct StateLayoutTests {
         #expect(page.state.number == 1_100)
         #expect(page.state.isConsistent)
     }
+
+    /// Closure subscribers after the store learned its layout: each `old` is the previous `new`.
+    @Test func subscribersAfterTheLayoutSeeEveryStateInOrder() {
+        let store = Store(initialState: Agreeing(), reducer: Reducer { (state, _: Step) in state.advance() })
+        for _ in 0..<1_100 {
+            store.dispatch(Step())
+        }
+        #expect(store.shared.publishesChangedFieldsOnly)
+        let seen = Recorder<Int>()
+        let subscription = store.subscribe { old, new in
+            if old.isConsistent, new.isConsistent, new.number == old.number + 1 { seen.append(new.number) }
+        }
+        for _ in 0..<100 {
+            store.dispatch(Step())
+        }
+        subscription.cancel()
+        #expect(seen.values == Array(1_101...1_200))
+    }
+
+    /// A store that learned its layout, released: every object its state held goes with it.
+    @Test func aReleasedStoreFreesWhatItsStateHeld() {
+        let live = LiveCount()
+        do {
+            let store = Store(
+                initialState: Mixed(live: live), reducer: Reducer { (state, action: Change) in action.apply(&state) })
+            var random = SplitMix64(seed: 7)
+            for step in 0..<1_500 {
+                store.dispatch(Change.random(using: &random, step: step, live: live))
+            }
+            #expect(store.shared.publishesChangedFieldsOnly)
+            #expect(live.count > 0)
+        }
+        #expect(live.count == 0)
+    }
+
+    /// An object the state drops runs its `deinit` while the store releases what its publish set
+    /// aside; that `deinit` reads the store and calls a middleware's saved `next`, which must not
+    /// publish over the buffers in use: the reduction is queued, and runs right after.
+    @Test func aDeinitThatReducesDuringTheReleaseIsQueued() {
+        let savedNext = Lock<DispatchFunction?>(nil)
+        let storeBox = Lock<Store<Holding>?>(nil)
+        let readBack = Recorder<Int>()
+        let saveNext: Middleware<Holding> = { _, _ in
+            { next in
+                savedNext.withLock { $0 = next }
+                return next
+            }
+        }
+        let reducer = Reducer<Holding>.combine(
+            Reducer { (state, _: Bump) in
+                state.bumps += 1
+                state.tag = "a tag too long to be stored inline, bump \(state.bumps)"
+            },
+            Reducer { (state, action: Hold) in
+                state.generation = action.generation
+                state.held = Held {
+                    readBack.append(storeBox.withLock { $0 }?.state.generation ?? -1)
+                    savedNext.withLock { $0 }?(Bump())
+                }
+            })
+        let store = Store(initialState: Holding(), reducer: reducer, middleware: [saveNext])
+        storeBox.withLock { $0 = store }
+        let finished = finishesWithoutDeadlock {
+            for generation in 1...1_200 {
+                store.dispatch(Hold(generation: generation))
+            }
+        }
+        #expect(finished)
+        #expect(store.shared.publishesChangedFieldsOnly)
+        // Each replaced object went when its replacement was published, and its `next` ran.
+        #expect(readBack.values == Array(2...1_200))
+        #expect(store.state.bumps == 1_199)
+        #expect(store.state.generation == 1_200)
+        storeBox.withLock { $0 = nil }
+    }
+}
+
+private struct Holding: Sendable {
+    var generation = 0
+    var bumps = 0
+    var tag = ""
+    var held: Held?
+}
+
+private struct Bump: Action {}
+
+private struct Hold: Action {
+    let generation: Int
+}
+
+private final class Held: Sendable {
+    let onDeinit: @Sendable () -> Void
+
+    init(onDeinit: @escaping @Sendable () -> Void) {
+        self.onDeinit = onDeinit
+    }
+
+    deinit { onDeinit() }
 }
 
 /// Counts the ``Tracked`` objects alive.
@@ -180,14 +278,26 @@ private struct Mixed: Equatable, Sendable {
     }
 
     /// The objects the state holds.
-    var objectCount: Int { 1 + nested.items.count + (crate?.items.count ?? 0) }
+    var objectCount: Int { 1 + nested.items.count + (crate?.items.count ?? 0) + (anything is Tracked ? 1 : 0) }
 
     static func == (lhs: Mixed, rhs: Mixed) -> Bool {
         lhs.count == rhs.count && lhs.name == rhs.name && lhs.flag == rhs.flag && lhs.numbers == rhs.numbers
             && lhs.point == rhs.point && lhs.nickname == rhs.nickname && lhs.nested == rhs.nested
-            && lhs.small == rhs.small && String(describing: lhs.anything) == String(describing: rhs.anything)
+            && lhs.small == rhs.small && sameValue(lhs.anything, rhs.anything)
             && lhs.shape == rhs.shape && lhs.object === rhs.object && lhs.crate == rhs.crate && lhs.deep == rhs.deep
     }
+}
+
+/// Five words: stored out of line in an existential.
+private struct Wide: Sendable, CustomStringConvertible {
+    var a, b, c, d, e: Int
+    var description: String { "Wide(\(a), \(b), \(c), \(d), \(e))" }
+}
+
+/// Whether two values of `Mixed.anything` are the same: one object, or equal descriptions.
+private func sameValue(_ lhs: any Sendable, _ rhs: any Sendable) -> Bool {
+    if let lhs = lhs as? Tracked, let rhs = rhs as? Tracked { return lhs === rhs }
+    return String(describing: lhs) == String(describing: rhs)
 }
 
 /// Changes some fields of a ``Mixed`` state: the same changes to the store and to the model.
@@ -211,7 +321,10 @@ private struct Change: Action {
         for _ in 0..<Int.random(in: 1...3, using: &random) {
             switch Int.random(in: 0..<14, using: &random) {
             case 0: edits.append { $0.count += 1 }
-            case 1: edits.append { $0.name = "name \(step)" }
+            case 1:
+                edits.append {
+                    $0.name = step.isMultiple(of: 2) ? "n\(step)" : "a name too long to be stored inline, \(step)"
+                }
             case 2: edits.append { $0.flag.toggle() }
             case 3: edits.append { $0.numbers.append(step) }
             case 4: edits.append { $0.point.x = step }
@@ -220,7 +333,16 @@ private struct Change: Action {
                 let item = Tracked(step, live: live)
                 edits.append { $0.nested.items = Array(($0.nested.items + [item]).suffix(3)) }
             case 7: edits.append { $0.small &+= 1 }
-            case 8: edits.append { $0.anything = step.isMultiple(of: 3) ? "text \(step)" : step }
+            case 8:
+                let object = Tracked(step, live: live)
+                let value: any Sendable =
+                    switch step % 4 {
+                    case 0: "a text too long to be stored inline, \(step)"
+                    case 1: step
+                    case 2: object  // a reference
+                    default: Wide(a: step, b: step, c: step, d: step, e: step)  // boxed: too big for inline
+                    }
+                edits.append { $0.anything = value }
             case 9: edits.append { $0.shape = step.isMultiple(of: 2) ? .circle(radius: step) : .label("l\(step)") }
             case 10:
                 let object = Tracked(step, live: live)
@@ -246,14 +368,18 @@ private struct Agreeing: Sendable {
     var flag = true
     var copy = 0
 
+    /// The list changes every eighth action only: most publishes change no reference but the
+    /// text, and some none at all once the text is the same length (the publish that shares the
+    /// drain's last lock round trip).
     var isConsistent: Bool {
-        text == "\(number)" && list == [number] && flag == number.isMultiple(of: 2) && copy == number
+        text == "\(number % 1_000)" && list == [number - number % 8] && flag == number.isMultiple(of: 2)
+            && copy == number
     }
 
     mutating func advance() {
         number += 1
-        text = "\(number)"
-        list = [number]
+        text = "\(number % 1_000)"
+        if number.isMultiple(of: 8) { list = [number] }
         flag = number.isMultiple(of: 2)
         copy = number
     }

@@ -59,6 +59,10 @@ final class Drain: @unchecked Sendable {
     /// Jobs submitted (to any drain) while this drain's reducer runs on its owner's thread, run
     /// once the reducer has returned.
     @exclusivity(unchecked) private var deferred: [(target: Drain, job: DrainJob, kind: Kind, generation: Int)] = []
+    /// Whether the owner is releasing what its last publish set aside: a `deinit` that runs then
+    /// must not reduce and publish in place (a middleware's `next` called late, from that
+    /// `deinit`), since the publish's buffers are in use; the store queues that reduction instead.
+    @exclusivity(unchecked) private(set) var isReleasingPublished = false
     /// Whether the owner's state changed since it was last published (see ``setPublisher(_:)``).
     @exclusivity(unchecked) private var needsPublishing = false
     /// Tasks whose queued jobs have run, resumed when the owner lets go (see ``resumeAfterJob(_:)``).
@@ -162,7 +166,7 @@ final class Drain: @unchecked Sendable {
             let releases = publisher.prepare()
             machine.withLock { _ in publisher.publish() }
             if releases {
-                publisher.release()
+                release(publisher)
             }
         }
     }
@@ -178,9 +182,18 @@ final class Drain: @unchecked Sendable {
         return publisher._withUnsafeGuaranteedRef { publisher in
             if !publisher.prepare() { return true }
             machine.withLock { _ in publisher.publish() }
-            publisher.release()
+            release(publisher)
             return false
         }
+    }
+
+    /// Releases what a publish set aside, noting meanwhile that a `deinit` it runs must not
+    /// publish in turn (see ``isReleasingPublished``).
+    @inline(__always)
+    private func release(_ publisher: Publisher) {
+        isReleasingPublished = true
+        publisher.release()
+        isReleasingPublished = false
     }
 
     /// Notes that the owner's state changed: it is published with the next lock round trip the
@@ -676,6 +689,12 @@ final class Drain: @unchecked Sendable {
             if needsPublishing {
                 needsPublishing = false
                 publishesInStep = publishesWithoutRelease()
+                if !local.isEmpty {
+                    // A `deinit` the release ran dispatched (or reduced through a middleware's
+                    // `next`): its work runs now, as part of this job, not with the next job.
+                    runLocalJobs(context)
+                    continue
+                }
             }
             var senders: [UnsafeContinuation<Void, Never>] = []
             let step = machine.withLock { machine in

@@ -1,4 +1,9 @@
-@_spi(Reflection) import Swift
+#if !canImport(Darwin)
+    // The standard library's reflection of stored fields (`_forEachField`): on Linux and the other
+    // platforms whose toolchain ships it. Apple SDKs do not promise it (and before Swift 5.9 it
+    // trapped on types built without field names), so there the store keeps the whole copy.
+    @_spi(Reflection) import Swift
+#endif
 
 /// Where a state struct keeps its references, so that publishing the state copies only the fields
 /// that changed.
@@ -41,35 +46,50 @@ struct StateLayout {
     /// - Complexity: About a microsecond per stored field (the runtime reads each field's type
     ///   from its mangled name); the store learns it once, after many publishes.
     init?<State>(of state: State.Type) {
-        guard #available(macOS 11.3, iOS 14.5, watchOS 7.4, tvOS 14.5, *) else { return nil }
-        // The root's kind is the kind of a field holding it.
-        var isStruct = false
-        _forEachField(of: FieldHolder<State>.self) { _, _, _, kind in
-            isStruct = kind == .struct
-            return true
-        }
-        // `_forEachFieldWithKeyPath` refuses, unlike `_forEachField`, a field that is not strong.
-        guard isStruct, _forEachFieldWithKeyPath(of: State.self, body: { _, _ in true }) else { return nil }
-        var found: [Field] = []
-        let complete = _forEachField(of: State.self) { _, offset, type, _ in
-            let operations = fieldOperations(of: type)
-            if !operations.isPlainData {
-                found.append(Field(offset: offset, size: operations.size, type: operations))
+        #if canImport(Darwin)
+            return nil
+        #else
+            // Bitwise-takable: a state holding an Objective-C weak reference or a C++ value with a
+            // copy constructor is not, and its bytes must not be copied at once.
+            guard _isBitwiseTakable(State.self) else { return nil }
+            // The root's kind is the kind of a field holding it.
+            var isStruct = false
+            _forEachField(of: FieldHolder<State>.self) { _, _, _, kind in
+                isStruct = kind == .struct
+                return true
             }
-            return true
-        }
-        // No fields listed for a type that holds references: its module was built without
-        // reflection metadata, and its references are somewhere a layout does not know.
-        guard complete, !found.isEmpty || _isPOD(State.self) else { return nil }
-        found.sort { $0.offset < $1.offset }
-        assert(
-            Self.isConsistent(found, size: MemoryLayout<State>.size), "a state's field layout overlaps or overflows it")
-        assert(Self.matchesKeyPaths(found, of: State.self), "a state's field offsets differ from its key paths'")
-        size = MemoryLayout<State>.size
-        references = (found.first?.offset ?? 0)..<(found.last.map { $0.offset + $0.size } ?? 0)
-        fields = .allocate(capacity: found.count)
-        _ = fields.initialize(from: found)
-        changed = .allocate(capacity: max(found.count, 1))
+            // `_forEachFieldWithKeyPath` refuses, unlike `_forEachField`, a field that is not strong.
+            guard isStruct, _forEachFieldWithKeyPath(of: State.self, body: { _, _ in true }) else { return nil }
+            var found: [Field] = []
+            var isReadable = true
+            let complete = _forEachField(of: State.self) { _, offset, type, _ in
+                // The runtime reports a field whose type it cannot read as `()`: its references
+                // would be unknown.
+                if type == Void.self { isReadable = false }
+                let operations = fieldOperations(of: type)
+                if !operations.isPlainData {
+                    found.append(Field(offset: offset, size: operations.size, type: operations))
+                }
+                return true
+            }
+            // No fields listed for a type that holds references: its module was built without
+            // reflection metadata, and its references are somewhere a layout does not know.
+            guard complete, isReadable, !found.isEmpty || _isPOD(State.self) else { return nil }
+            found.sort { $0.offset < $1.offset }
+            // Checked in every build, once per store: a layout that disagrees with the struct's
+            // size or with its key paths' offsets (an independent computation) is not used.
+            guard Self.isConsistent(found, size: MemoryLayout<State>.size),
+                Self.matchesKeyPaths(found, of: State.self)
+            else {
+                assertionFailure("a state's field layout disagrees with its size or its key paths")
+                return nil
+            }
+            size = MemoryLayout<State>.size
+            references = (found.first?.offset ?? 0)..<(found.last.map { $0.offset + $0.size } ?? 0)
+            fields = .allocate(capacity: found.count)
+            _ = fields.initialize(from: found)
+            changed = .allocate(capacity: max(found.count, 1))
+        #endif
     }
 
     /// Frees the layout's buffers; the store calls it once, when it goes.
@@ -154,7 +174,7 @@ struct StateLayout {
         return true
     }
 
-    /// Debug builds: the fields are in order, apart, and inside the struct.
+    /// Whether the fields are in order, apart, and inside the struct.
     private static func isConsistent(_ fields: [Field], size: Int) -> Bool {
         var end = 0
         for field in fields {
@@ -164,31 +184,34 @@ struct StateLayout {
         return end <= size
     }
 
-    /// Debug builds: the offsets read from the fields' reflection are those of the struct's key
-    /// paths, an independent source (the key path's own offset computation).
-    private static func matchesKeyPaths<State>(_ fields: [Field], of state: State.Type) -> Bool {
-        guard #available(macOS 11.3, iOS 14.5, watchOS 7.4, tvOS 14.5, *) else { return true }
-        var offsets: Set<Int> = []
-        _forEachFieldWithKeyPath(of: State.self) { _, keyPath in
-            if let offset = MemoryLayout<State>.offset(of: keyPath) {
-                offsets.insert(offset)
+    #if !canImport(Darwin)
+        /// Whether every field's offset is the offset of one of the struct's stored-property key
+        /// paths.
+        private static func matchesKeyPaths<State>(_ fields: [Field], of state: State.Type) -> Bool {
+            var offsets: Set<Int> = []
+            let complete = _forEachFieldWithKeyPath(of: State.self) { _, keyPath in
+                if let offset = MemoryLayout<State>.offset(of: keyPath) {
+                    offsets.insert(offset)
+                }
+                return true
             }
-            return true
+            return complete && fields.allSatisfy { offsets.contains($0.offset) }
         }
-        return fields.allSatisfy { offsets.contains($0.offset) }
+    #endif
+}
+
+#if !canImport(Darwin)
+    /// The operations of a field of type `type`.
+    private func fieldOperations(of type: any Any.Type) -> any FieldOperations.Type {
+        func operations<Value>(_: Value.Type) -> any FieldOperations.Type { TypedField<Value>.self }
+        return _openExistential(type, do: operations)
     }
-}
 
-/// The operations of a field of type `type`.
-private func fieldOperations(of type: any Any.Type) -> any FieldOperations.Type {
-    func operations<Value>(_: Value.Type) -> any FieldOperations.Type { TypedField<Value>.self }
-    return _openExistential(type, do: operations)
-}
-
-/// Holds a value as its only field: its reflection tells the value's kind.
-private struct FieldHolder<Value> {
-    var value: Value
-}
+    /// Holds a value as its only field: its reflection tells the value's kind.
+    private struct FieldHolder<Value> {
+        var value: Value
+    }
+#endif
 
 /// What a publish does to one field of a state, through the field's own type.
 protocol FieldOperations {

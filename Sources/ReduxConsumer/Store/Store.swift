@@ -367,9 +367,10 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     }
 
     /// The end of the middleware chain: reduce now if we are processing this store, else queue (a
-    /// middleware that calls `next` later, from another thread).
+    /// middleware that calls `next` later, from another thread, or from a `deinit` the release of
+    /// a published state runs).
     private func reduceFromChain(_ action: any Action) {
-        if drain.isAccessibleFromCurrentThread {
+        if drain.isAccessibleFromCurrentThread, !drain.isReleasingPublished {
             reduceAndNotify(action, context: .current)
         } else {
             drain.submit(.dispatch, generation: ThreadContext.current.generation) { [self] in

@@ -4,11 +4,13 @@ final class StoreShared<State>: @unchecked Sendable {
     // @unchecked: every access is inside `Drain.locked` of the owning store's drain.
     /// The published state: read under the lock by every thread, and without it by the drain's
     /// owner, the only thread that writes it. One of two buffers allocated in `init` and freed in
-    /// `deinit`; `publish()` swaps them.
+    /// `deinit`; `publish()` swaps them until the store knows its state's layout, then writes
+    /// this one in place.
     // `@exclusivity(unchecked)`: accessed under the lock or by its one writer, never across a call.
     @exclusivity(unchecked) private(set) var state: UnsafeMutablePointer<State>
     /// The other buffer: between a publish (under the lock) and its release (right after it), the
-    /// state that publish replaced; uninitialised otherwise. Touched by the drain's owner only.
+    /// state that publish replaced, or with a layout the old values of the fields it changed (at
+    /// their offsets); uninitialised otherwise. Touched by the drain's owner only.
     @exclusivity(unchecked) private var retired: UnsafeMutablePointer<State>
     /// Whether `retired` holds the state the last `publish()` replaced. Touched by the drain's
     /// owner only, as `retired` is (`@exclusivity(unchecked)` for the same reason: read and
