@@ -13,7 +13,7 @@ struct StateDeinitTests {
             Reducer { (state, _: Note) in state.notes += 1 },
             Reducer { (state, action: Replace) in
                 state.generation = action.generation
-                state.held = Held {
+                state.held = RunsOnDeinit {
                     let store = storeBox.withLock { $0 }
                     readBack.append(store?.state.generation ?? -1)
                     store?.dispatch(Note())  // and may dispatch: queued behind the current action
@@ -40,23 +40,11 @@ struct StateDeinitTests {
 private struct HolderState: Sendable {
     var generation = 0
     var notes = 0
-    var held: Held?
+    var held: RunsOnDeinit?
 }
 
 private struct Note: Action {}
 
 private struct Replace: Action {
     let generation: Int
-}
-
-private final class Held: Sendable {
-    let onDeinit: @Sendable () -> Void
-
-    init(onDeinit: @escaping @Sendable () -> Void) {
-        self.onDeinit = onDeinit
-    }
-
-    deinit {
-        onDeinit()
-    }
 }

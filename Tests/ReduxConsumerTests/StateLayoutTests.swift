@@ -169,7 +169,7 @@ struct StateLayoutTests {
             },
             Reducer { (state, action: Hold) in
                 state.generation = action.generation
-                state.held = Held {
+                state.held = RunsOnDeinit {
                     readBack.append(storeBox.withLock { $0 }?.state.generation ?? -1)
                     savedNext.withLock { $0 }?(Bump())
                 }
@@ -195,23 +195,13 @@ private struct Holding: Sendable {
     var generation = 0
     var bumps = 0
     var tag = ""
-    var held: Held?
+    var held: RunsOnDeinit?
 }
 
 private struct Bump: Action {}
 
 private struct Hold: Action {
     let generation: Int
-}
-
-private final class Held: Sendable {
-    let onDeinit: @Sendable () -> Void
-
-    init(onDeinit: @escaping @Sendable () -> Void) {
-        self.onDeinit = onDeinit
-    }
-
-    deinit { onDeinit() }
 }
 
 /// Counts the ``Tracked`` objects alive.
