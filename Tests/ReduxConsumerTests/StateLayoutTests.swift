@@ -75,7 +75,7 @@ struct StateLayoutTests {
     /// actions, while the store publishes field by field.
     @Test func otherThreadsReadWholeStates() {
         let store = Store(initialState: Agreeing(), reducer: Reducer { (state, _: Step) in state.advance() })
-        let actions = scaled(20_000, sanitized: 3_000)
+        let actions = scaled(5_000, sanitized: 2_000)
         let finished = finishesWithoutDeadlock(within: 60) {
             let done = Lock(false)
             let torn = Lock(0)

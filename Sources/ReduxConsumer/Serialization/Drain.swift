@@ -203,8 +203,14 @@ final class Drain: @unchecked Sendable {
     }
 
     /// Publishes the owner's state now if it changed since it was last published.
+    // The check inline, the publish not: called twice per dispatch, mostly with nothing to do.
+    @inline(__always)
     func publishIfNeeded() {
-        guard needsPublishing else { return }
+        if needsPublishing { publishPending() }
+    }
+
+    @inline(never)
+    private func publishPending() {
         needsPublishing = false
         publishNow()
     }
@@ -596,8 +602,14 @@ final class Drain: @unchecked Sendable {
 
     /// Runs what the last reducer submitted; the store calls it once the reducer's result is
     /// published, so that work sees the new state.
+    // The check inline, the work not: called on every dispatch, mostly with nothing to run.
+    @inline(__always)
     func runDeferred() {
-        guard !deferred.isEmpty else { return }
+        if !deferred.isEmpty { runDeferredJobs() }
+    }
+
+    @inline(never)
+    private func runDeferredJobs() {
         publishIfNeeded()
         let jobs = deferred
         deferred = []

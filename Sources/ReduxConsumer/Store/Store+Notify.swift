@@ -9,11 +9,20 @@ extension Store {
     ///   per fired member, one per listener; nothing per consumer whose values did not change.
     /// - Parameter old: The state before the action, when there are closure subscribers (an
     ///   untyped pointer: an `Optional<State>` would cost a metadata lookup per dispatch here).
+    // The check for anyone to notify inline, the pass not: a store with no one to notify pays
+    // no call.
+    @inline(__always)
     func notify(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
+        guard !core.closures.isEmpty || (core.engine?.nodeCount ?? 0) > 0 || !core.listeners.isEmpty || core.hasEffects
+        else { return }
+        notifyEveryone(core, old: old, action: action)
+    }
+
+    @inline(never)
+    private func notifyEveryone(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
         let engine = core.engine
         let hasClosures = !core.closures.isEmpty
         let hasNodes = (engine?.nodeCount ?? 0) > 0
-        guard hasClosures || hasNodes || !core.listeners.isEmpty || core.hasEffects else { return }
         // Published before anyone hears of the action: a callback that tells another thread must
         // let that thread read the new state. (With no one to notify, it waits for the job's end.)
         drain.publishIfNeeded()
