@@ -62,6 +62,8 @@ final class Drain: @unchecked Sendable {
     /// Whether the owner is releasing what its last publish set aside: a `deinit` that runs then
     /// must not reduce and publish in place (a middleware's `next` called late, from that
     /// `deinit`), since the publish's buffers are in use; the store queues that reduction instead.
+    // `@exclusivity(unchecked)`: set and read by the drain's owner only (`release(_:)` asserts
+    // it through `publishNow`), never across a call; `StateLayoutTests` fails if it is not honoured.
     @exclusivity(unchecked) private(set) var isReleasingPublished = false
     /// Whether the owner's state changed since it was last published (see ``setPublisher(_:)``).
     @exclusivity(unchecked) private var needsPublishing = false
@@ -162,6 +164,8 @@ final class Drain: @unchecked Sendable {
     @inline(__always)
     private func publishNow() {
         assert(publisherOwner === publisher?.takeUnretainedValue(), "a drain's publisher is not the one it keeps")
+        // The publisher's buffers and counts are the owner's alone (`StoreShared`, `StateLayout`).
+        assertOwned(by: .current)
         publisher?._withUnsafeGuaranteedRef { publisher in
             let releases = publisher.prepare()
             machine.withLock { _ in publisher.publish() }
@@ -178,6 +182,7 @@ final class Drain: @unchecked Sendable {
     /// another thread may own the drain and publish in turn.
     private func publishesWithoutRelease() -> Bool {
         assert(publisherOwner === publisher?.takeUnretainedValue(), "a drain's publisher is not the one it keeps")
+        assertOwned(by: .current)
         guard let publisher else { return false }
         return publisher._withUnsafeGuaranteedRef { publisher in
             if !publisher.prepare() { return true }
@@ -711,6 +716,8 @@ final class Drain: @unchecked Sendable {
             var senders: [UnsafeContinuation<Void, Never>] = []
             let step = machine.withLock { machine in
                 if publishesInStep {
+                    // Moves, copies and retains only, and nothing set aside to release (no user
+                    // code under the lock); the publisher is kept by `publisherOwner`, as above.
                     publisher?._withUnsafeGuaranteedRef { $0.publish() }
                 }
                 let step = machine.next(finishedJob: finishedJob, ownTicket: ownTicket)

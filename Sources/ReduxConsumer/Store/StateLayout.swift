@@ -38,6 +38,9 @@ struct StateLayout {
     /// The bytes from the first field that holds references to the end of the last.
     let references: Range<Int>
     /// The indices of the fields the last publish set aside (room for all of them).
+    // Written by `findChanges`, read by the `publish` and `release` that follow it on the same
+    // thread; a publish nested in that release is queued instead (`Drain.isReleasingPublished`),
+    // which `StateLayoutTests.aDeinitThatReducesDuringTheReleaseIsQueued` checks.
     private let changed: UnsafeMutablePointer<Int>
 
     /// The layout of `State`, or `nil` when a publish must copy it whole (not a struct, a weak or

@@ -38,6 +38,8 @@ final class StoreShared<State>: @unchecked Sendable {
     @exclusivity(unchecked) private var layout: StateLayout?
     /// How many fields the next publish with `layout` sets aside in `retired` (found by
     /// `preparePublish()`), then how many it set aside, until `releaseRetired()`.
+    // `@exclusivity(unchecked)`, like `layout` and `publishesBeforeLayout`: the drain's owner only
+    // (its publishes assert it in debug builds), never across a call.
     @exclusivity(unchecked) private var changedFields = 0
     /// Publishes until the store learns its state's layout (see ``StateLayout``): a store that
     /// publishes this often pays the one-off reflection (about a microsecond per field) out of
