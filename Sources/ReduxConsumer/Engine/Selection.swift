@@ -83,4 +83,19 @@ enum GroupKey: Hashable {
             self = .keyPath(keyPath)
         }
     }
+
+    /// One word into the hasher for an offset or a derived selector, not the synthesized three
+    /// (case, offset, type): every add looks its key up, and each word costs a round of SipHash.
+    /// Keys of different cases may hash alike; `==` tells them apart.
+    @usableFromInline
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .offset(let offset, let type):
+            hasher.combine(UInt(bitPattern: type) ^ (UInt(bitPattern: offset) &* 0x9E37_79B9_7F4A_7C15))
+        case .keyPath(let keyPath):
+            hasher.combine(keyPath)
+        case .derived(let definition):
+            hasher.combine(definition)
+        }
+    }
 }
