@@ -201,18 +201,23 @@ extension StateConsumer {
             return register(selection, isEqual: nil, options: options, owner: owner, callback: callback)
         }
         let reserved = reserveMember(owner: owner, isIsolated: callback.isIsolated)
+        let isSame: @Sendable (Value, Value) -> Bool = { $0 == $1 }
         return enroll(
-            Self.enrollment(
-                id: reserved.id,
-                key: key,
-                selection: selection,
-                // A function reference, no context: the evaluation is made with the member's group.
-                makeEvaluator: TypedGroup<State, Value>.evaluator(_:),
-                isSame: { $0 == $1 },
-                options: options,
-                callback: callback
-            ),
-            on: reserved
+            reserved,
+            key: key,
+            fireInstantly: Self.instantCall(id: reserved.id, options: options, callback: callback),
+            place: { placement in
+                Self.place(
+                    placement, id: reserved.id, key: key, selection: selection,
+                    // A function reference, no context: the evaluation is made with the member's group.
+                    makeEvaluator: TypedGroup<State, Value>.evaluator(_:), isSame: isSame, callback: callback)
+            },
+            keeping: {
+                Self.enrollment(
+                    id: reserved.id, key: key, selection: selection,
+                    makeEvaluator: TypedGroup<State, Value>.evaluator(_:), isSame: isSame, options: options,
+                    callback: callback)
+            }
         )
     }
 
@@ -228,20 +233,26 @@ extension StateConsumer {
     ) -> ConsumerToken {
         let reserved = reserveMember(owner: owner, isIsolated: callback.isIsolated)
         return enroll(
-            Self.enrollment(
-                id: reserved.id,
-                key: nil,
-                selection: selection,
-                makeEvaluator: { TypedGroup<State, Value>.evaluator($0, isEqual: isEqual) },
-                isSame: isEqual,
-                options: options,
-                callback: callback
-            ),
-            on: reserved
+            reserved,
+            key: nil,
+            fireInstantly: Self.instantCall(id: reserved.id, options: options, callback: callback),
+            place: { placement in
+                Self.place(
+                    placement, id: reserved.id, key: nil, selection: selection,
+                    makeEvaluator: { TypedGroup<State, Value>.evaluator($0, isEqual: isEqual) }, isSame: isEqual,
+                    callback: callback)
+            },
+            keeping: {
+                Self.enrollment(
+                    id: reserved.id, key: nil, selection: selection,
+                    makeEvaluator: { TypedGroup<State, Value>.evaluator($0, isEqual: isEqual) }, isSame: isEqual,
+                    options: options, callback: callback)
+            }
         )
     }
 
-    /// What the engine needs to admit one member (see ``Enrollment``).
+    /// What the engine needs to admit one member (see ``Enrollment``), kept: for an add that waits
+    /// (queued behind another thread's work, or for a first state).
     @inlinable
     static func enrollment<Value: Sendable>(
         id: UInt64,
@@ -256,28 +267,56 @@ extension StateConsumer {
             id: id,
             key: key,
             place: { placement in
-                switch placement {
-                case .join(let group):
-                    TypedGroup<State, Value>.typed(group).members.insert(callback, identifier: id)
-                    return nil
-                case .newGroup(let state, let cell, let routes, let tag, let cache):
-                    let cell =
-                        cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
-                        ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
-                    let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag, isSame: isSame)
-                    typed.members.insert(callback, identifier: id)
-                    return typed.memberGroup(key: key, evaluate: makeEvaluator(selection))
-                }
+                place(
+                    placement, id: id, key: key, selection: selection, makeEvaluator: makeEvaluator,
+                    isSame: isSame, callback: callback)
             },
-            fireInstantly: options.contains(.instantly)
-                ? { group, state, drain in
-                    let typed = TypedGroup<State, Value>.typed(group)
-                    let value = typed.cell.last
-                    typed.deliver(
-                        callback, member: id, old: value, new: value,
-                        state: state.assumingMemoryBound(to: State.self), drain: drain, isInstant: true)
-                } : nil
+            fireInstantly: instantCall(id: id, options: options, callback: callback)
         )
+    }
+
+    /// Places a member (see ``Enrollment/place``): joins `placement`'s group, or makes the
+    /// member's group with it inside.
+    @inlinable
+    static func place<Value: Sendable>(
+        _ placement: Enrollment.Placement,
+        id: UInt64,
+        key: GroupKey?,
+        selection: Selection<State, Value>,
+        makeEvaluator: (Selection<State, Value>) -> MemberGroup.Evaluation,
+        isSame: (@Sendable (Value, Value) -> Bool)?,
+        callback: ConsumerCallback<State, Value>
+    ) -> MemberGroup? {
+        switch placement {
+        case .join(let group):
+            TypedGroup<State, Value>.typed(group).members.insert(callback, identifier: id)
+            return nil
+        case .newGroup(let state, let cell, let routes, let tag, let cache):
+            let cell =
+                cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
+                ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
+            let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag, isSame: isSame)
+            typed.members.insert(callback, identifier: id)
+            return typed.memberGroup(key: key, evaluate: makeEvaluator(selection))
+        }
+    }
+
+    /// The member's `.instantly` call (once, with `old == new`, the group's current value), or
+    /// `nil` without that option.
+    @inlinable
+    static func instantCall<Value: Sendable>(
+        id: UInt64,
+        options: ConsumeOptions,
+        callback: ConsumerCallback<State, Value>
+    ) -> ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)? {
+        guard options.contains(.instantly) else { return nil }
+        return { group, state, drain in
+            let typed = TypedGroup<State, Value>.typed(group)
+            let value = typed.cell.last
+            typed.deliver(
+                callback, member: id, old: value, new: value,
+                state: state.assumingMemoryBound(to: State.self), drain: drain, isInstant: true)
+        }
     }
 
     /// A new evaluation cell starting from the state's value (and, for a derived value, its memo).

@@ -18,7 +18,7 @@ extension StateConsumer {
     }
 
     /// Registers one member: every public `add` ends here, through the `@inlinable` helpers in
-    /// `StateConsumer+Add.swift`, which build the enrollment in the caller's module.
+    /// `StateConsumer+Add.swift`, which build its placement in the caller's module.
     ///
     /// The member is admitted at once with the host's current state when the consumer is
     /// subscribed (its `.instantly` call happens here), or waits for the first state otherwise. From
@@ -26,44 +26,71 @@ extension StateConsumer {
     /// add is queued behind the store's current action; removing the member before it ran cancels
     /// it.
     ///
+    /// `place` is used only while this call runs, so its context stays on the caller's stack; an add
+    /// that must wait (queued, or for a first state) asks `keeping` for an enrollment it can keep.
     /// `reserved.host` was the consumer's host when the member was reserved: if the consumer has
     /// moved since, the add follows it.
     @usableFromInline
-    func enroll(_ enrollment: Enrollment, on reserved: ReservedMember) -> ConsumerToken {
+    func enroll(
+        _ reserved: ReservedMember,
+        key: GroupKey?,
+        fireInstantly: ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)?,
+        place: (Enrollment.Placement) -> MemberGroup?,
+        keeping: () -> Enrollment
+    ) -> ConsumerToken {
         let host = reserved.host
-        // Run at once when the drain is idle (nothing allocated); the escaping copy is made only
-        // when the add must wait behind another thread's work.
         ThreadContext.withCurrent { context in
             host.drain.submit(.control, generation: context.generation, context: context) {
-                admit(enrollment, on: host)
+                admit(reserved.id, key: key, fireInstantly: fireInstantly, on: host, place: place, keeping: keeping)
             } queueing: {
-                { [self] in admit(enrollment, on: host) }
+                let enrollment = keeping()
+                return { [self] in admit(enrollment, on: host) }
             }
         }
-        return ConsumerToken(id: enrollment.id, link: link)
+        return ConsumerToken(id: reserved.id, link: link)
+    }
+
+    /// Admits a kept enrollment on `host` (see ``admit(_:key:fireInstantly:on:place:keeping:)``).
+    private func admit(_ enrollment: Enrollment, on host: ConsumerHost) {
+        admit(
+            enrollment.id, key: enrollment.key, fireInstantly: enrollment.fireInstantly, on: host,
+            place: enrollment.place, keeping: { enrollment })
     }
 
     /// Admits a member on `host`, from a job of its drain; follows the consumer if it moved to
-    /// another host before the job ran.
-    private func admit(_ enrollment: Enrollment, on host: ConsumerHost) {
+    /// another host before the job ran. `place` is used during this call only; `keeping` gives an
+    /// enrollment to keep when the member must wait.
+    private func admit(
+        _ id: UInt64,
+        key: GroupKey?,
+        fireInstantly: ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)?,
+        on host: ConsumerHost,
+        place: (Enrollment.Placement) -> MemberGroup?,
+        keeping: () -> Enrollment
+    ) {
         let verdict = control.withLock { control -> AddVerdict in
             guard control.home === host else { return .moved }
             // Removed before its add ran (queued behind another thread's work): never admitted.
-            return control.live.contains(enrollment.id) ? .admit : .cancelled
+            return control.live.contains(id) ? .admit : .cancelled
         }
         switch verdict {
         case .admit:
             let registration = members.registration(in: host)
             if let engine = registration.engine,
-                host.withCurrentState({ engine.admit(enrollment, into: registration, state: $0, isAdding: true) })
+                host.withCurrentState({
+                    engine.admit(
+                        id, key: key, fireInstantly: fireInstantly, into: registration, state: $0, isAdding: true,
+                        place: place)
+                })
             {
                 return
             }
-            registration.wait(enrollment)
+            registration.wait(keeping())
         case .cancelled:
             return  // removed before its add ran
         case .moved:
-            onHome(.control) { [self] _, host in admit(enrollment, on: host) }
+            let kept = keeping()
+            onHome(.control) { [self] _, host in admit(kept, on: host) }
         }
     }
 

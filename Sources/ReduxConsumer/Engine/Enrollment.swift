@@ -1,5 +1,7 @@
-/// What the engine needs to admit one member; made by `StateConsumer.register`, which is
-/// `@inlinable`, so everything typed by the selected value is compiled in the caller's module.
+/// What the engine needs to admit one member, kept for an add that waits (queued behind another
+/// thread's work, or for a first state); made by `StateConsumer.register`, which is `@inlinable`,
+/// so everything typed by the selected value is compiled in the caller's module. An add admitted
+/// at once passes the same closure, unkept, and allocates nothing for it.
 @usableFromInline
 struct Enrollment: @unchecked Sendable {
     // @unchecked: made on the thread that adds the member and handed to its consumer's drain,
@@ -9,8 +11,8 @@ struct Enrollment: @unchecked Sendable {
     /// The selection's key, or `nil` for a member that never shares its group.
     @usableFromInline let key: GroupKey?
     /// Places the member: joins an existing group of its consumer on the same selection, or
-    /// makes the member's group with the member in it (returned). One closure for both, so an add
-    /// allocates one context, not one per path.
+    /// makes the member's group with the member in it (returned). One closure for both, so a kept
+    /// add allocates one context, not one per path.
     @usableFromInline let place: (_ placement: Placement) -> MemberGroup?
     /// Calls the member once with `old == new`, the group's current value (`.instantly`).
     @usableFromInline let fireInstantly:
@@ -40,21 +42,5 @@ extension Enrollment {
         /// already) or starts from the value in the state at `state`.
         case newGroup(
             state: UnsafeMutableRawPointer, cell: AnyObject?, routes: DeliveryRoutes, tag: UInt, cache: DerivationCache)
-    }
-
-    /// Adds the member to `group`, an existing group of its consumer on the same selection.
-    func join(_ group: MemberGroup) {
-        _ = place(.join(group))
-    }
-
-    /// Makes the member's group, with the member in it.
-    func makeGroup(
-        _ state: UnsafeMutableRawPointer, _ cell: AnyObject?, _ routes: DeliveryRoutes, _ tag: UInt,
-        _ cache: DerivationCache
-    ) -> MemberGroup {
-        guard let group = place(.newGroup(state: state, cell: cell, routes: routes, tag: tag, cache: cache)) else {
-            preconditionFailure("an enrollment made no group")
-        }
-        return group
     }
 }

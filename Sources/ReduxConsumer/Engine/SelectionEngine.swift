@@ -112,8 +112,24 @@ final class SelectionEngine {
         _ enrollment: Enrollment, into registration: Registration, state: UnsafeMutableRawPointer,
         isAdding: Bool = false
     ) {
+        admit(
+            enrollment.id, key: enrollment.key, fireInstantly: enrollment.fireInstantly, into: registration,
+            state: state, isAdding: isAdding, place: enrollment.place)
+    }
+
+    /// ``admit(_:into:state:isAdding:)`` for a member whose enrollment was never kept: `place`
+    /// (see ``Enrollment/place``) is used during the call only.
+    func admit(
+        _ id: UInt64,
+        key: GroupKey?,
+        fireInstantly: ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)?,
+        into registration: Registration,
+        state: UnsafeMutableRawPointer,
+        isAdding: Bool,
+        place: (Enrollment.Placement) -> MemberGroup?
+    ) {
         let group: MemberGroup
-        if let key = enrollment.key, let existing = registration.groupsByKey[key] {
+        if let key, let existing = registration.groupsByKey[key] {
             if isPassing, existing.node?.firedPass == passNumber,
                 !joinedDuringPass.contains(where: { $0 === existing })
             {
@@ -121,26 +137,34 @@ final class SelectionEngine {
                 existing.beginIteration()
                 joinedDuringPass.append(existing)
             }
-            enrollment.join(existing)
+            _ = place(.join(existing))
             group = existing
         } else {
-            let node = enrollment.key.flatMap { nodeByKey[$0] }
+            let node = key.flatMap { nodeByKey[$0] }
             derivations.beginPass()
-            group = enrollment.makeGroup(state, node?.cell, registration.routes, registration.tag, derivations)
+            guard
+                let made = place(
+                    .newGroup(
+                        state: state, cell: node?.cell, routes: registration.routes, tag: registration.tag,
+                        cache: derivations))
+            else {
+                preconditionFailure("an enrollment made no group")
+            }
+            group = made
             group.order = registration.order
-            if enrollment.key == nil {
-                assert(enrollment.id != 0, "member identifiers start at 1")
-                group.soleMember = enrollment.id
+            if key == nil {
+                assert(id != 0, "member identifiers start at 1")
+                group.soleMember = id
             }
             registration.add(group)
             attach(group, to: node)
         }
-        registration.groupOfMember.insert(group, identifier: enrollment.id)
-        guard let fireInstantly = enrollment.fireInstantly else { return }
+        registration.groupOfMember.insert(group, identifier: id)
+        guard let fireInstantly else { return }
         if isAdding, holdsInstantCalls {
             // The state does not change until the pass ends (actions dispatched meanwhile are
             // queued), so `state` is still the pass's state when the call is made.
-            instantCallsAfterPass.append((registration, group, enrollment.id, state, fireInstantly))
+            instantCallsAfterPass.append((registration, group, id, state, fireInstantly))
         } else {
             fireInstantly(group, state, drain)
         }
