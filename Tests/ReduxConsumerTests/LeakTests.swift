@@ -260,6 +260,38 @@ struct LeakTests {
     }
 }
 
+/// A state that holds an object, to see the store's state freed.
+private struct HoldingState: Sendable {
+    var held: Captured
+    var counter = 0
+}
+
+extension LeakTests {
+    /// A store released while its consumer lives on frees its state at once: the consumer's host
+    /// reads the store's state until the store ends, and lets go of it then.
+    @Test func storeReleasedWhileItsConsumerLivesOnFreesItsState() {
+        let watch = LeakWatch()
+        let consumer = StateConsumer<HoldingState>()
+        let seen = Lock<[Int]>([])
+        consumer.add(\.counter) { _, new in seen.withLock { $0.append(new) } }
+        do {
+            let store = Store(
+                initialState: HoldingState(held: watch.track(Captured())),
+                reducer: Reducer { (state, _: CounterAction) in state.counter += 1 })
+            store.subscribe(consumer)
+            store.dispatch(CounterAction.increment)
+            // A member added while subscribed is admitted with the store's current state.
+            consumer.add(\.counter, options: .instantly) { _, new in seen.withLock { $0.append(-new) } }
+            watch.track(store)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        #expect(seen.withLock { $0 } == [1, -1])
+        // The consumer outlives its store, and is fed by hand from then on.
+        consumer.consume(newState: HoldingState(held: Captured(), counter: 5))
+        #expect(seen.withLock { $0 } == [1, -1, 5, -5])
+    }
+}
+
 /// Something a callback captures, or an owner.
 private final class Captured: Sendable {
     private let count = Lock(0)

@@ -133,6 +133,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             for consumer in consumers.values {
                 garbage.keep(consumer.storeDidEnd(host))
             }
+            host.endState()
         }
         withExtendedLifetime(garbage) {}
     }
@@ -167,14 +168,13 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     var host: ConsumerHost {
         drain.locked {
             if let madeHost { return madeHost }
-            // Weak: a subscribed consumer refers to the host, and the core keeps the consumer.
-            let weakCore = WeakReference(core)
+            // The reader keeps the core, whose consumers keep the host: `freeConsumers` cuts that
+            // cycle as the store goes (`endState`).
+            let core = core
             let host = ConsumerHost(
                 drain: drain, isStore: true, stateType: State.self, address: address, store: self
             ) { body in
-                guard let core = weakCore.object else { return false }
                 body(UnsafeMutableRawPointer(core.value.state))
-                return true
             }
             madeHost = host
             return host
