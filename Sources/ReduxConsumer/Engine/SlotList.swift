@@ -212,17 +212,29 @@ struct SlotList<Element> {
         // first stored property (checked in debug builds), entries are `stride` bytes apart, and
         // the buffer lives through the closure.
         assert(MemoryLayout<Entry>.offset(of: \Entry.identifier) == 0, "an entry's identifier moved")
-        // The newest first: an add checks that its member, the last one in, is still there.
         let last = entries.count &- 1
-        if last >= 0, entries[last].identifier == identifier {
+        guard last >= 0 else { return nil }
+        // The newest first: an add checks that its member, the last one in, is still there.
+        let lastIdentifier = entries[last].identifier
+        if lastIdentifier == identifier {
             return last
         }
-        let low = entries.withUnsafeBytes { bytes in
-            Int(
-                rc_lower_bound_u64(
-                    bytes.baseAddress, MemoryLayout<Entry>.stride, entries.count, identifier))
+        let firstIdentifier = entries[0].identifier
+        guard identifier >= firstIdentifier, identifier < lastIdentifier else { return nil }
+        // Identifiers strictly increase, so the one sought is at most `identifier - first` slots
+        // after the first and at least `last - identifier` slots before the last: a list without
+        // gaps (members added one after another, before any compaction) leaves one slot to read.
+        let high = Int(truncatingIfNeeded: Swift.min(identifier &- firstIdentifier, UInt64(last)))
+        let low = last &- Int(truncatingIfNeeded: Swift.min(lastIdentifier &- identifier, UInt64(last)))
+        guard low <= high else { return nil }
+        let found = entries.withUnsafeBytes { bytes in
+            low
+                &+ Int(
+                    rc_lower_bound_u64(
+                        bytes.baseAddress! + low &* MemoryLayout<Entry>.stride, MemoryLayout<Entry>.stride,
+                        high &- low &+ 1, identifier))
         }
-        return low < entries.count && entries[low].identifier == identifier ? low : nil
+        return found <= high && entries[found].identifier == identifier ? found : nil
     }
 
     @inlinable

@@ -742,6 +742,11 @@ extension TypedGroup {
     /// Keeps ``soleCallback`` in step with `members` (called after every change of the list).
     @inlinable
     func noteSoleMember() {
+        // A list of several slots with no copy to drop and none stale: nothing changes (most
+        // changes of a group of several members).
+        if soleCalls == 0, !soleIsStale, members.slotCount != 1, !hasSoleCallback {
+            return
+        }
         // The row changes only with what it copies: an iteration's bookkeeping (every delivery of
         // a group of several members begins and ends one) leaves it as it is.
         let before = (soleIsStale, hasSoleCallback, soleIdentifier)
