@@ -28,20 +28,32 @@ struct StateLayout {
         let type: any FieldOperations.Type
     }
 
+    /// What the layout knows, behind one pointer: every store keeps room for a layout, and most
+    /// (a page for one request) never learn one, so it costs them one word, not six.
+    private struct Storage {
+        let size: Int
+        let fields: UnsafeMutableBufferPointer<Field>
+        let references: Range<Int>
+        let changed: UnsafeMutablePointer<Int>
+    }
+
+    // Unsafe buffers, not arrays or a class: read on every publish, where either would cost a
+    // retain and a release. Allocated in `init`, freed by `deallocate()` when the store goes; only
+    // the drain's owner reads them (`StateLayoutTests` runs them against a model, and its
+    // released-store test under the ASan run of `.ci/run` would report a leak or a double free).
+    private let storage: UnsafeMutablePointer<Storage>
+
     /// The struct's size in bytes, copied at once by a publish.
-    let size: Int
+    var size: Int { storage.pointee.size }
     /// The fields that hold references, by offset; the bytes elsewhere are plain data.
-    // Unsafe buffers, not arrays: read on every publish, where an array would cost a retain and a
-    // release. Allocated here, freed by `deallocate()` when the store goes; only the drain's
-    // owner reads them.
-    let fields: UnsafeMutableBufferPointer<Field>
+    var fields: UnsafeMutableBufferPointer<Field> { storage.pointee.fields }
     /// The bytes from the first field that holds references to the end of the last.
-    let references: Range<Int>
+    var references: Range<Int> { storage.pointee.references }
     /// The indices of the fields the last publish set aside (room for all of them).
     // Written by `findChanges`, read by the `publish` and `release` that follow it on the same
     // thread; a publish nested in that release is queued instead (`Drain.isReleasingPublished`),
     // which `StateLayoutTests.aDeinitThatReducesDuringTheReleaseIsQueued` checks.
-    private let changed: UnsafeMutablePointer<Int>
+    private var changed: UnsafeMutablePointer<Int> { storage.pointee.changed }
 
     /// The layout of `State`, or `nil` when a publish must copy it whole (not a struct, a weak or
     /// unowned field, or a runtime without the reflection it needs).
@@ -87,11 +99,15 @@ struct StateLayout {
                 assertionFailure("a state's field layout disagrees with its size or its key paths")
                 return nil
             }
-            size = MemoryLayout<State>.size
-            references = (found.first?.offset ?? 0)..<(found.last.map { $0.offset + $0.size } ?? 0)
-            fields = .allocate(capacity: found.count)
+            let fields = UnsafeMutableBufferPointer<Field>.allocate(capacity: found.count)
             _ = fields.initialize(from: found)
-            changed = .allocate(capacity: max(found.count, 1))
+            storage = .allocate(capacity: 1)
+            storage.initialize(
+                to: Storage(
+                    size: MemoryLayout<State>.size,
+                    fields: fields,
+                    references: (found.first?.offset ?? 0)..<(found.last.map { $0.offset + $0.size } ?? 0),
+                    changed: .allocate(capacity: max(found.count, 1))))
         #endif
     }
 
@@ -99,6 +115,7 @@ struct StateLayout {
     func deallocate() {
         fields.deallocate()
         changed.deallocate()
+        storage.deallocate()
     }
 
     /// Finds the fields whose bytes differ between `working` and `published`, and returns how
