@@ -78,8 +78,8 @@ final class Drain: @unchecked Sendable {
     // `Unmanaged`: used on every dispatch, where a strong reference costs a retain and a release;
     // `publisherOwner` holds the same object for the drain's whole life once set (`publishNow()`
     // asserts it in debug builds), so the reference never dangles.
-    @exclusivity(unchecked) private var publisher: Unmanaged<Publisher>?
-    private var publisherOwner: Publisher?
+    @exclusivity(unchecked) private var publisher: Unmanaged<StatePublisher>?
+    private var publisherOwner: StatePublisher?
     /// The callbacks the owner is calling (a stack: a callback may subscribe a consumer, whose
     /// first callbacks run inside it), and how many removal marks are pending: words the owner
     /// writes and other threads read, with relaxed atomics. Layout: the mark count, the depth,
@@ -154,7 +154,7 @@ final class Drain: @unchecked Sendable {
 
     /// Sets what publishes the state of the drain's owner (a store) for other threads; call once,
     /// while the owner is being built. The drain keeps it.
-    func setPublisher(_ publisher: Publisher) {
+    func setPublisher(_ publisher: StatePublisher) {
         assert(snapshot.owner == nil, "a drain's publisher was set late")
         publisherOwner = publisher
         self.publisher = Unmanaged.passUnretained(publisher)
@@ -167,7 +167,7 @@ final class Drain: @unchecked Sendable {
         // The publisher's buffers and counts are the owner's alone (`StoreShared`, `StateLayout`).
         assertOwned(by: .current)
         publisher?._withUnsafeGuaranteedRef { publisher in
-            let releases = publisher.prepare()
+            let releases = publisher.preparePublish()
             machine.withLock { _ in publisher.publish() }
             if releases {
                 release(publisher)
@@ -185,7 +185,7 @@ final class Drain: @unchecked Sendable {
         assertOwned(by: .current)
         guard let publisher else { return false }
         return publisher._withUnsafeGuaranteedRef { publisher in
-            if !publisher.prepare() { return true }
+            if !publisher.preparePublish() { return true }
             machine.withLock { _ in publisher.publish() }
             release(publisher)
             return false
@@ -195,9 +195,9 @@ final class Drain: @unchecked Sendable {
     /// Releases what a publish set aside, noting meanwhile that a `deinit` it runs must not
     /// publish in turn (see ``isReleasingPublished``).
     @inline(__always)
-    private func release(_ publisher: Publisher) {
+    private func release(_ publisher: StatePublisher) {
         isReleasingPublished = true
-        publisher.release()
+        publisher.releaseRetired()
         isReleasingPublished = false
     }
 
@@ -773,24 +773,5 @@ final class Drain: @unchecked Sendable {
 
     private func assertOwned(by context: ThreadContext) {
         assert(context.owns(self), "a drain's confined state was touched by a thread that does not run it")
-    }
-}
-
-/// How a drain's owner (a store) publishes its state for other threads.
-final class Publisher {
-    /// Readies `publish`, before the lock; returns whether `publish` will set aside anything for
-    /// `release`. When not, the drain may publish in the lock round trip that lets it go.
-    let prepare: () -> Bool
-    /// Publishes the owner's state; runs under the drain's lock, so moves and copies only (no user
-    /// code), setting aside what it replaces.
-    let publish: () -> Void
-    /// Releases what `publish` set aside; runs right after the lock (a release may run a `deinit`),
-    /// while the thread still owns the drain.
-    let release: () -> Void
-
-    init(prepare: @escaping () -> Bool, publish: @escaping () -> Void, release: @escaping () -> Void) {
-        self.prepare = prepare
-        self.publish = publish
-        self.release = release
     }
 }

@@ -67,7 +67,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             middleware: middleware,
             effects: effects,
             diagnostics: diagnostics,
-            publishing: StatePublishing()
+            publishing: StatePublishing(State.self)
         )
     }
 
@@ -78,7 +78,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         middleware: [Middleware<State>],
         effects: [Effect<State>],
         diagnostics: (@Sendable (_ message: String) -> Void)?,
-        publishing: StatePublishing<State>
+        publishing: StatePublishing
     ) {
         self.reducer = reducer
         let core = DrainBound(StoreCore(state: initialState, middleware: middleware), drain: drain)
@@ -90,12 +90,8 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         diagnose = diagnostics ?? { writeLineToStandardError($0) }
         // Under the drain's lock only moves and copies (no user code): the state replaced goes to
         // `retired`, and is released after the lock, so a `deinit` of something it held runs
-        // with no lock held (guarantee 4). Each closure captures `shared` alone: no context to
-        // allocate.
-        drain.setPublisher(
-            Publisher(
-                prepare: { shared.preparePublish() }, publish: { shared.publish() },
-                release: { shared.releaseRetired() }))
+        // with no lock held (guarantee 4).
+        drain.setPublisher(shared)
         if !middleware.isEmpty {
             let chain = makeChain(middleware)
             core.setUp { $0.chain = chain }
@@ -228,7 +224,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             middleware: middleware,
             effects: [],
             diagnostics: nil,
-            publishing: StatePublishing()
+            publishing: StatePublishing(State.self)
         )
     }
 
