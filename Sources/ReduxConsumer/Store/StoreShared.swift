@@ -22,6 +22,9 @@ final class StoreShared<State>: StatePublisher, @unchecked Sendable {
 
     /// The published state (see ``StatePublisher/published``).
     var state: UnsafeMutablePointer<State> {
+        // Both buffers were allocated for a `State` in `init`, and a publish only ever puts a
+        // `State` in them (`StatePublishing` is made for this `State`); every test that reads a
+        // store's state reads it here.
         published.assumingMemoryBound(to: State.self)
     }
 }
