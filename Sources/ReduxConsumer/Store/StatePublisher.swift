@@ -17,6 +17,8 @@ class StatePublisher: @unchecked Sendable {
     /// their offsets); uninitialised otherwise. Touched by the drain's owner only.
     @exclusivity(unchecked) final private var retired: UnsafeMutableRawPointer
     /// The store's working state (its core's), which `publish()` copies.
+    // Raw and unowned: the core outlives every publish, which runs in one of the store's jobs
+    // (each holds the core) and asserts in debug builds that the drain's owner calls it.
     private let working: UnsafeMutableRawPointer
     private let publishing: StatePublishing
     /// Once learned, where the state keeps its references: a publish then copies only the fields

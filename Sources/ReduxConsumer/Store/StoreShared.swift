@@ -12,6 +12,8 @@ final class StoreShared<State>: StatePublisher, @unchecked Sendable {
     var effects: EffectRunner?
 
     init(state: State, working: UnsafeMutablePointer<State>, publishing: StatePublishing) {
+        // The publish steps are typed for `State`, the buffers below hold one (see `state`).
+        assert(publishing.stateType == State.self, "a store's publishing was made for another state type")
         let published = UnsafeMutablePointer<State>.allocate(capacity: 1)
         published.initialize(to: state)
         super.init(
