@@ -319,7 +319,8 @@ extension StateConsumer {
         }
     }
 
-    /// A new evaluation cell starting from the state's value (and, for a derived value, its memo).
+    /// A new evaluation cell starting from the state's value (and, for a derived value, its memo),
+    /// of the kind the selection's evaluation reads (see ``ValueCell``).
     @inlinable
     static func cell<Value>(
         for selection: Selection<State, Value>,
@@ -327,7 +328,13 @@ extension StateConsumer {
         cache: DerivationCache
     ) -> ValueCell<Value> {
         var memo: AnyObject?
-        let cell = ValueCell(baseline: selection.read(state, cache: cache, memo: &memo))
+        let baseline = selection.read(state, cache: cache, memo: &memo)
+        let cell: ValueCell<Value>
+        switch selection {
+        case .offset(let offset): cell = OffsetCell(baseline: baseline, offset: offset)
+        case .closure(let select): cell = SelectorCell(baseline: baseline, select: select)
+        case .keyPath, .derived: cell = ValueCell(baseline: baseline)
+        }
         cell.memo = memo
         return cell
     }

@@ -694,16 +694,21 @@ extension TypedGroup {
 extension TypedGroup where Value: Equatable {
     /// An evaluation compared with `==`, which specialisation turns into a plain compare for simple
     /// values. One closure per kind of selection rather than a `switch` inside one: the common
-    /// case (a stored property) compiles to a load and a compare.
+    /// case (a stored property) compiles to a load and a compare. The closures of stored
+    /// properties and closure selectors capture nothing (their cells keep the offset or the
+    /// selector); those of key paths and derived values capture one object, which serves as their
+    /// context: none allocates a context of its own.
     @inlinable
     static func evaluator(_ selection: Selection<State, Value>) -> (UnsafeMutableRawPointer, AnyObject, DerivationCache)
         -> Bool
     {
         switch selection {
-        case .offset(let offset):
+        case .offset:
             return { state, cell, _ in
-                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-                let value = state.load(fromByteOffset: offset, as: Value.self)
+                // An offset cell: see ``OffsetCell`` for why every cell given here is one.
+                assert(cell is OffsetCell<Value>, "an offset evaluation was given a cell of another kind")
+                let cell = unsafeDowncast(cell, to: OffsetCell<Value>.self)
+                let value = state.load(fromByteOffset: cell.offset, as: Value.self)
                 return value == cell.last ? false : cell.advance(to: value)
             }
         case .keyPath(let keyPath):
@@ -712,10 +717,12 @@ extension TypedGroup where Value: Equatable {
                 let value = state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
                 return value == cell.last ? false : cell.advance(to: value)
             }
-        case .closure(let select):
+        case .closure:
             return { state, cell, _ in
-                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-                let value = Selection.call(select, with: &state.assumingMemoryBound(to: State.self).pointee)
+                // A selector cell: see ``SelectorCell`` for why every cell given here is one.
+                assert(cell is SelectorCell<State, Value>, "a closure evaluation was given a cell of another kind")
+                let cell = unsafeDowncast(cell, to: SelectorCell<State, Value>.self)
+                let value = Selection.call(cell.select, with: &state.assumingMemoryBound(to: State.self).pointee)
                 return value == cell.last ? false : cell.advance(to: value)
             }
         case .derived(let derived):
@@ -838,7 +845,7 @@ extension TypedGroup: GroupMembers {
             }
         }
         endCatchUp()
-        cell = ValueCell(baseline: cell.last)
+        cell = cell.fresh(baseline: cell.last)
     }
 
     @usableFromInline
@@ -865,7 +872,7 @@ extension TypedGroup: GroupMembers {
         var changes: [UInt64: CatchUpChange] = [:]
         var anyFires = changed
         for (member, heard) in missed {
-            let own = ValueCell(baseline: heard)
+            let own = cell.fresh(baseline: heard)
             let fires = evaluate(state, own, cache)
             changes[member] = CatchUpChange(old: own.previous, new: own.last, fires: fires)
             anyFires = anyFires || fires

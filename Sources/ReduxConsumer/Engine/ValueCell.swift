@@ -5,9 +5,12 @@
 /// once per state however many consumers watch it. A group that leaves its store keeps a cell of
 /// its own (its members' last value), so it can tell what changed when it comes back.
 ///
+/// A cell of a stored property or of a closure selector is an ``OffsetCell`` or a ``SelectorCell``,
+/// which also keep how the value is read, so that the evaluation's closure captures nothing.
+///
 /// Confined to the host drain of its engine, like everything in the engine.
 @usableFromInline
-final class ValueCell<Value>: @unchecked Sendable {
+class ValueCell<Value>: @unchecked Sendable {
     // @unchecked: confined to its engine's drain (the engine's entry points check it in debug
     // builds); never crosses threads on its own.
 
@@ -17,12 +20,12 @@ final class ValueCell<Value>: @unchecked Sendable {
     // copied out before any call).
 
     /// The value the members saw last.
-    @exclusivity(unchecked) @usableFromInline var last: Value
+    @exclusivity(unchecked) @usableFromInline final var last: Value
     /// The value before `last`: the `old` of the callbacks of the evaluation that set `last`.
-    @exclusivity(unchecked) @usableFromInline var previous: Value
+    @exclusivity(unchecked) @usableFromInline final var previous: Value
     /// The memo of a derived value's evaluation (see ``DerivationCache``), kept here so the
     /// evaluation finds it without a lookup.
-    @exclusivity(unchecked) @usableFromInline var memo: AnyObject?
+    @exclusivity(unchecked) @usableFromInline final var memo: AnyObject?
 
     @inlinable
     init(baseline: Value) {
@@ -32,9 +35,16 @@ final class ValueCell<Value>: @unchecked Sendable {
 
     /// Records `value` as the new last value; returns `true` (the evaluation fired).
     @inlinable
-    func advance(to value: Value) -> Bool {
+    final func advance(to value: Value) -> Bool {
         previous = last
         last = value
         return true
+    }
+
+    /// A new cell of the same kind (and selection) as this one, starting from `baseline`: a group's
+    /// own cell as it leaves its node, a member's as it catches up.
+    @inlinable
+    func fresh(baseline: Value) -> ValueCell<Value> {
+        ValueCell(baseline: baseline)
     }
 }
