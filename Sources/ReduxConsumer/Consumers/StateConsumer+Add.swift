@@ -202,10 +202,12 @@ extension StateConsumer {
         }
         let reserved = reserveMember(owner: owner, isIsolated: callback.isIsolated)
         let isSame: @Sendable (Value, Value) -> Bool = { $0 == $1 }
+        // Made once, for the add admitted at once and for the one kept alike.
+        let fireInstantly = Self.instantCall(id: reserved.id, options: options, callback: callback)
         return enroll(
             reserved,
             key: key,
-            fireInstantly: Self.instantCall(id: reserved.id, options: options, callback: callback),
+            fireInstantly: fireInstantly,
             place: { placement in
                 Self.place(
                     placement, id: reserved.id, key: key, selection: selection,
@@ -215,8 +217,8 @@ extension StateConsumer {
             keeping: {
                 Self.enrollment(
                     id: reserved.id, key: key, selection: selection,
-                    makeEvaluator: TypedGroup<State, Value>.evaluator(_:), isSame: isSame, options: options,
-                    callback: callback)
+                    makeEvaluator: TypedGroup<State, Value>.evaluator(_:), isSame: isSame,
+                    fireInstantly: fireInstantly, callback: callback)
             }
         )
     }
@@ -232,10 +234,11 @@ extension StateConsumer {
         callback: ConsumerCallback<State, Value>
     ) -> ConsumerToken {
         let reserved = reserveMember(owner: owner, isIsolated: callback.isIsolated)
+        let fireInstantly = Self.instantCall(id: reserved.id, options: options, callback: callback)
         return enroll(
             reserved,
             key: nil,
-            fireInstantly: Self.instantCall(id: reserved.id, options: options, callback: callback),
+            fireInstantly: fireInstantly,
             place: { placement in
                 Self.place(
                     placement, id: reserved.id, key: nil, selection: selection,
@@ -246,7 +249,7 @@ extension StateConsumer {
                 Self.enrollment(
                     id: reserved.id, key: nil, selection: selection,
                     makeEvaluator: { TypedGroup<State, Value>.evaluator($0, isEqual: isEqual) }, isSame: isEqual,
-                    options: options, callback: callback)
+                    fireInstantly: fireInstantly, callback: callback)
             }
         )
     }
@@ -260,7 +263,7 @@ extension StateConsumer {
         selection: Selection<State, Value>,
         makeEvaluator: @escaping (Selection<State, Value>) -> MemberGroup.Evaluation,
         isSame: (@Sendable (Value, Value) -> Bool)?,
-        options: ConsumeOptions,
+        fireInstantly: ((MemberGroup, UnsafeMutableRawPointer, Drain) -> Void)?,
         callback: ConsumerCallback<State, Value>
     ) -> Enrollment {
         Enrollment(
@@ -271,7 +274,7 @@ extension StateConsumer {
                     placement, id: id, key: key, selection: selection, makeEvaluator: makeEvaluator,
                     isSame: isSame, callback: callback)
             },
-            fireInstantly: instantCall(id: id, options: options, callback: callback)
+            fireInstantly: fireInstantly
         )
     }
 
