@@ -508,7 +508,9 @@ final class Drain: @unchecked Sendable {
 
     /// ``willCallNext(tag:at:barrierIsCompilerOnly:)`` when removals are marked: a remover may be
     /// waiting for the call that just ended, and `tag` itself may be removed.
+    // Out of line: the loops that call it keep their registers for the unmarked path.
     @usableFromInline
+    @inline(never)
     func willCallNextWhileMarked(tag: UInt, at level: CallLevel) -> Bool {
         if isMarked(tag: tag) {
             didCall(at: level)

@@ -117,22 +117,80 @@ extension Store {
         at level: Drain.CallLevel,
         barrierIsCompilerOnly: Bool
     ) {
-        let drain = drain
+        guard end > 0 else { return }
         // The slots' buffer, read once: during a pass the list is iterated (`beginIteration`), so
         // its slots never move; a removal only empties one in place, and the list is never
         // copied, so that write never moves the buffer either (debug builds check both).
-        let entries = core.closures.entries.withUnsafeBufferPointer { $0 }
-        for slot in 0..<end {
+        let first = core.closures.entries.withUnsafeBufferPointer { $0.baseAddress.unsafelyUnwrapped }
+        if barrierIsCompilerOnly {
+            Self.callClosuresWithCompilerBarrier(
+                from: first, to: first + end, old: old, new: new, drain: drain, at: level, checkingSlotsOf: core)
+        } else {
+            Self.callClosuresWithFullBarrier(
+                from: first, to: first + end, old: old, new: new, drain: drain, at: level, checkingSlotsOf: core)
+        }
+    }
+
+    // The loop in a function of its own, one per kind of barrier: with nothing else live around
+    // it, a pointer walks the slots and the call level's words stay in registers.
+
+    @inline(never)
+    private static func callClosuresWithCompilerBarrier(
+        from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        old: UnsafeMutablePointer<State>,
+        new: UnsafeMutablePointer<State>,
+        drain: Drain,
+        at level: Drain.CallLevel,
+        checkingSlotsOf core: StoreCore<State>
+    ) {
+        callClosures(
+            from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: true,
+            checkingSlotsOf: core)
+    }
+
+    @inline(never)
+    private static func callClosuresWithFullBarrier(
+        from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        old: UnsafeMutablePointer<State>,
+        new: UnsafeMutablePointer<State>,
+        drain: Drain,
+        at level: Drain.CallLevel,
+        checkingSlotsOf core: StoreCore<State>
+    ) {
+        callClosures(
+            from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: false,
+            checkingSlotsOf: core)
+    }
+
+    /// Calls the closure subscribers in the slots from `first` up to `last`, skipping removed
+    /// ones.
+    @inline(__always)
+    private static func callClosures(
+        from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        old: UnsafeMutablePointer<State>,
+        new: UnsafeMutablePointer<State>,
+        drain: Drain,
+        at level: Drain.CallLevel,
+        barrierIsCompilerOnly: Bool,
+        checkingSlotsOf core: StoreCore<State>
+    ) {
+        var cursor = first
+        repeat {
             assert(
-                core.closures.entries.withUnsafeBufferPointer { $0.baseAddress } == entries.baseAddress,
+                core.closures.entries.withUnsafeBufferPointer { $0.baseAddress } == UnsafePointer(first),
                 "closure subscribers' slots moved during a pass")
             // Read the slot afresh: a callback may have cancelled a later subscriber.
-            guard let entry = entries[slot].element,
+            if let entry = cursor.pointee.element,
                 drain.willCallNext(
                     tag: UInt(bitPattern: entry.toOpaque()), at: level, barrierIsCompilerOnly: barrierIsCompilerOnly)
-            else { continue }
-            Self.call(entry, old: old, new: new)
-        }
+            {
+                call(entry, old: old, new: new)
+            }
+            cursor += 1
+        } while cursor != last
     }
 
     /// Calls the closure subscriber in `slot`, unless it was removed.
