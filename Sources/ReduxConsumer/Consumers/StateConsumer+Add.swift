@@ -295,12 +295,16 @@ extension StateConsumer {
             TypedGroup<State, Value>.typed(group).members.insert(callback, identifier: id)
             return nil
         case .newGroup(let state, let cell, let routes, let tag, let cache):
+            // A shared node's cell (same key: same selection and comparison) holds the same
+            // evaluation as one made here would.
             let cell =
                 cell.map { unsafeDowncast($0, to: ValueCell<Value>.self) }
-                ?? Self.cell(for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache)
+                ?? Self.cell(
+                    for: selection, state: state.assumingMemoryBound(to: State.self), cache: cache,
+                    evaluation: makeEvaluator(selection))
             let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag, isSame: isSame)
             typed.members.insert(callback, identifier: id)
-            return typed.memberGroup(key: key, evaluate: makeEvaluator(selection))
+            return typed.memberGroup(key: key, evaluate: cell.evaluation)
         }
     }
 
@@ -323,20 +327,21 @@ extension StateConsumer {
     }
 
     /// A new evaluation cell starting from the state's value (and, for a derived value, its memo),
-    /// of the kind the selection's evaluation reads (see ``ValueCell``).
+    /// of the kind the selection's evaluation reads (see ``ValueCell``), holding `evaluation`.
     @inlinable
     static func cell<Value>(
         for selection: Selection<State, Value>,
         state: UnsafeMutablePointer<State>,
-        cache: DerivationCache
+        cache: DerivationCache,
+        evaluation: @escaping MemberGroup.Evaluation
     ) -> ValueCell<Value> {
         var memo: AnyObject?
         let baseline = selection.read(state, cache: cache, memo: &memo)
         let cell: ValueCell<Value>
         switch selection {
-        case .offset(let offset): cell = OffsetCell(baseline: baseline, offset: offset)
-        case .closure(let select): cell = SelectorCell(baseline: baseline, select: select)
-        case .keyPath, .derived: cell = ValueCell(baseline: baseline)
+        case .offset(let offset): cell = OffsetCell(baseline: baseline, offset: offset, evaluation: evaluation)
+        case .closure(let select): cell = SelectorCell(baseline: baseline, select: select, evaluation: evaluation)
+        case .keyPath, .derived: cell = ValueCell(baseline: baseline, evaluation: evaluation)
         }
         cell.memo = memo
         return cell

@@ -14,13 +14,13 @@ final class OffsetCell<Value>: ValueCell<Value>, @unchecked Sendable {
     @usableFromInline let offset: Int
 
     @inlinable
-    init(baseline: Value, offset: Int) {
+    init(baseline: Value, offset: Int, evaluation: @escaping MemberGroup.Evaluation) {
         self.offset = offset
-        super.init(baseline: baseline)
+        super.init(baseline: baseline, evaluation: evaluation)
     }
 
     @inlinable
     override func fresh(baseline: Value) -> ValueCell<Value> {
-        OffsetCell(baseline: baseline, offset: offset)
+        OffsetCell(baseline: baseline, offset: offset, evaluation: evaluation)
     }
 }

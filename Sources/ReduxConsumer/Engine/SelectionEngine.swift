@@ -23,6 +23,10 @@ final class SelectionEngine {
     let derivations = DerivationCache()
     /// Every node, in no particular order: a node leaves in O(1) by swapping with the last one.
     @exclusivity(unchecked) private var nodes: [SelectionNode] = []
+    /// Each node's cell, at the node's index: the list a pass walks, so that evaluating a
+    /// selection reads its cell and not its node. Unretained: `nodes[i]` holds `cells[i]` (its
+    /// constant `cell`), and the two lists change together (debug builds check each pass).
+    @exclusivity(unchecked) private var cells: [Unmanaged<EvaluatedCell>] = []
     private var nodeByKey: [GroupKey: SelectionNode] = [:]
     private var nextOrder: UInt64 = 0
     /// The pass being evaluated: the indices, in the pass's copy of `nodes`, of the nodes that
@@ -293,9 +297,10 @@ final class SelectionEngine {
         } else {
             node = SelectionNode(
                 key: group.key, cell: group.members.ownCell,
-                soleRows: group.key == nil ? nil : group.members.makeSoleCallRows(), evaluate: group.evaluate)
+                soleRows: group.key == nil ? nil : group.members.makeSoleCallRows())
             node.index = nodes.count
             nodes.append(node)
+            cells.append(Unmanaged.passUnretained(node.cell))
             if let key = group.key {
                 nodeByKey[key] = node
             }
@@ -312,8 +317,10 @@ final class SelectionEngine {
         node.detach(group)
         guard node.groups.isEmpty else { return }
         let last = nodes.removeLast()
+        let lastCell = cells.removeLast()
         if last !== node {
             nodes[node.index] = last
+            cells[node.index] = lastCell
             last.index = node.index
         }
         node.index = -1
@@ -339,18 +346,21 @@ final class SelectionEngine {
         assert(firedNodes.isEmpty, "a pass left its fired nodes behind")
         derivations.beginPass()
         let derivations = derivations
-        // A local copy of the list: a selector that misbehaves (adds or removes consumers) only
-        // changes the engine's copy, not the one being walked.
+        // Local copies of the lists: a selector that misbehaves (adds or removes consumers) only
+        // changes the engine's copies, not the ones being walked; the copy of `nodes` keeps every
+        // node, and so every cell in the copy of `cells`, alive.
         let nodes = self.nodes
+        let cells = self.cells
         // The first node that fired is kept aside: most passes fire one node, and then the list
         // of fired nodes is never touched (filling and emptying it costs more than the rest of
         // the bookkeeping).
         var firstFired = -1
-        nodes.withUnsafeBufferPointer { nodes in
-            for index in nodes.indices {
-                // Unretained: the local copy of the list keeps every node alive during the loop.
-                let node = Unmanaged.passUnretained(nodes[index])
-                if node._withUnsafeGuaranteedRef({ $0.evaluate(state, $0.cell, derivations) }) {
+        cells.withUnsafeBufferPointer { cells in
+            for index in cells.indices {
+                assert(
+                    cells[index].takeUnretainedValue() === nodes[index].cell,
+                    "a node's cell out of step with the list of cells")
+                if cells[index]._withUnsafeGuaranteedRef({ $0.evaluation(state, $0, derivations) }) {
                     if firstFired < 0 {
                         firstFired = index
                     } else {

@@ -9,12 +9,10 @@ final class SelectionNode {
     /// What lets other groups attach; `nil` for a node only its first group may use (closure
     /// selectors, `isEqual`, `.pulse`).
     let key: GroupKey?
-    /// The shared ``ValueCell``.
-    let cell: AnyObject
-    /// Reads the selection from the state at the address, compares it with `cell`'s last value,
-    /// and records it there when it changed; returns whether it changed. Specialised for the
-    /// value's type (see ``TypedGroup``).
-    let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
+    /// The shared ``ValueCell``, which holds the node's evaluation: it reads the selection from
+    /// the state, compares it with the cell's last value, and records it there when it changed
+    /// (specialised for the value's type, see ``TypedGroup``).
+    let cell: EvaluatedCell
     /// The attached groups, in increasing ``MemberGroup/order``: the order consumers are called in.
     /// `@exclusivity(unchecked)`: read by every pass that fires the node (the dynamic check cost
     /// as much as the rest of a one-node pass's bookkeeping); the node is confined to its
@@ -40,14 +38,10 @@ final class SelectionNode {
     /// the node is confined to its engine's drain and no access spans a user callback.
     @exclusivity(unchecked) var firedPass: UInt64 = 0
 
-    init(
-        key: GroupKey?, cell: AnyObject, soleRows: SoleCallRows?,
-        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool
-    ) {
+    init(key: GroupKey?, cell: EvaluatedCell, soleRows: SoleCallRows?) {
         self.key = key
         self.cell = cell
         self.soleRows = soleRows
-        self.evaluate = evaluate
     }
 
     /// Attaches `group` at its place in consumer order.

@@ -16,13 +16,15 @@ final class SelectorCell<State: Sendable, Value: Sendable>: ValueCell<Value>, @u
     @usableFromInline let select: @Sendable (State) -> Value
 
     @inlinable
-    init(baseline: Value, select: @escaping @Sendable (State) -> Value) {
+    init(
+        baseline: Value, select: @escaping @Sendable (State) -> Value, evaluation: @escaping MemberGroup.Evaluation
+    ) {
         self.select = select
-        super.init(baseline: baseline)
+        super.init(baseline: baseline, evaluation: evaluation)
     }
 
     @inlinable
     override func fresh(baseline: Value) -> ValueCell<Value> {
-        SelectorCell(baseline: baseline, select: select)
+        SelectorCell(baseline: baseline, select: select, evaluation: evaluation)
     }
 }

@@ -904,7 +904,7 @@ extension TypedGroup: GroupMembers {
     }
 
     @usableFromInline
-    func share(_ cell: AnyObject) {
+    func share(_ cell: EvaluatedCell) {
         self.cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
         noteRowChange()
     }
@@ -923,7 +923,7 @@ extension TypedGroup: GroupMembers {
     }
 
     @usableFromInline
-    var ownCell: AnyObject { cell }
+    var ownCell: EvaluatedCell { cell }
 
 }
 
@@ -962,12 +962,12 @@ protocol GroupMembers: AnyObject {
     /// Ends a catch-up: deliveries use the cell again.
     func endCatchUp()
     /// Joins an evaluation: read `old` and `new` from its cell from now on.
-    func share(_ cell: AnyObject)
+    func share(_ cell: EvaluatedCell)
     /// New rows for a shared node whose first group this is, on its cell (see ``SoleCallRows``).
     func makeSoleCallRows() -> SoleCallRows
     /// Keeps the group's row in `rows` (a node's, as the group is attached to it at `order`; `nil`
     /// as it is detached) in step with the group from now on.
     func useRows(_ rows: SoleCallRows?, order: UInt64)
     /// The cell the group reads now.
-    var ownCell: AnyObject { get }
+    var ownCell: EvaluatedCell { get }
 }

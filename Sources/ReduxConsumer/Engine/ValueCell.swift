@@ -8,9 +8,11 @@
 /// A cell of a stored property or of a closure selector is an ``OffsetCell`` or a ``SelectorCell``,
 /// which also keep how the value is read, so that the evaluation's closure captures nothing.
 ///
+/// Each cell also holds the evaluation that compares a state with it (see ``EvaluatedCell``).
+///
 /// Confined to the host drain of its engine, like everything in the engine.
 @usableFromInline
-class ValueCell<Value>: @unchecked Sendable {
+class ValueCell<Value>: EvaluatedCell, @unchecked Sendable {
     // @unchecked: confined to its engine's drain (the engine's entry points check it in debug
     // builds); never crosses threads on its own.
 
@@ -28,9 +30,10 @@ class ValueCell<Value>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var memo: AnyObject?
 
     @inlinable
-    init(baseline: Value) {
+    init(baseline: Value, evaluation: @escaping MemberGroup.Evaluation) {
         last = baseline
         previous = baseline
+        super.init(evaluation: evaluation)
     }
 
     /// Records `value` as the new last value; returns `true` (the evaluation fired).
@@ -45,6 +48,6 @@ class ValueCell<Value>: @unchecked Sendable {
     /// own cell as it leaves its node, a member's as it catches up.
     @inlinable
     func fresh(baseline: Value) -> ValueCell<Value> {
-        ValueCell(baseline: baseline)
+        ValueCell(baseline: baseline, evaluation: evaluation)
     }
 }
