@@ -85,11 +85,9 @@ extension Store {
             // plain loop over the slots, at one published call level, where naming the next call
             // ends the previous one (nothing but this loop runs between two calls).
             let level = drain.beginCalls()
-            if rc_light_barrier_is_compiler_only() != 0 {
-                callClosures(core, upTo: end, old: old, new: new, at: level, barrierIsCompilerOnly: true)
-            } else {
-                callClosures(core, upTo: end, old: old, new: new, at: level, barrierIsCompilerOnly: false)
-            }
+            callClosures(
+                core, upTo: end, old: old, new: new, at: level,
+                barrierIsCompilerOnly: rc_light_barrier_is_compiler_only() != 0)
             drain.endCalls(level)
             return
         }
@@ -106,8 +104,8 @@ extension Store {
         }
     }
 
-    /// Calls the closure subscribers in slots `0..<end`, skipping removed ones, at `level`; a copy
-    /// for each kind of barrier, chosen once per pass.
+    /// Calls the closure subscribers in slots `0..<end`, skipping removed ones, at `level`, with
+    /// the kind of barrier chosen once per pass.
     @inline(__always)
     private func callClosures(
         _ core: StoreCore<State>,
@@ -122,52 +120,39 @@ extension Store {
         // its slots never move; a removal only empties one in place, and the list is never
         // copied, so that write never moves the buffer either (debug builds check both).
         let first = core.closures.entries.withUnsafeBufferPointer { $0.baseAddress.unsafelyUnwrapped }
+        Self.callClosures(
+            from: first, to: first + end, old: old, new: new, drain: drain, at: level,
+            barrierIsCompilerOnly: barrierIsCompilerOnly, checkingSlotsOf: core)
+    }
+
+    /// The loop in a function of its own, with a copy for each kind of barrier: with nothing else
+    /// live around it, a pointer walks the slots and the call level's words stay in registers.
+    @inline(never)
+    private static func callClosures(
+        from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
+        old: UnsafeMutablePointer<State>,
+        new: UnsafeMutablePointer<State>,
+        drain: Drain,
+        at level: Drain.CallLevel,
+        barrierIsCompilerOnly: Bool,
+        checkingSlotsOf core: StoreCore<State>
+    ) {
         if barrierIsCompilerOnly {
-            Self.callClosuresWithCompilerBarrier(
-                from: first, to: first + end, old: old, new: new, drain: drain, at: level, checkingSlotsOf: core)
+            callEach(
+                from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: true,
+                checkingSlotsOf: core)
         } else {
-            Self.callClosuresWithFullBarrier(
-                from: first, to: first + end, old: old, new: new, drain: drain, at: level, checkingSlotsOf: core)
+            callEach(
+                from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: false,
+                checkingSlotsOf: core)
         }
-    }
-
-    // The loop in a function of its own, one per kind of barrier: with nothing else live around
-    // it, a pointer walks the slots and the call level's words stay in registers.
-
-    @inline(never)
-    private static func callClosuresWithCompilerBarrier(
-        from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
-        to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
-        old: UnsafeMutablePointer<State>,
-        new: UnsafeMutablePointer<State>,
-        drain: Drain,
-        at level: Drain.CallLevel,
-        checkingSlotsOf core: StoreCore<State>
-    ) {
-        callClosures(
-            from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: true,
-            checkingSlotsOf: core)
-    }
-
-    @inline(never)
-    private static func callClosuresWithFullBarrier(
-        from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
-        to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
-        old: UnsafeMutablePointer<State>,
-        new: UnsafeMutablePointer<State>,
-        drain: Drain,
-        at level: Drain.CallLevel,
-        checkingSlotsOf core: StoreCore<State>
-    ) {
-        callClosures(
-            from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: false,
-            checkingSlotsOf: core)
     }
 
     /// Calls the closure subscribers in the slots from `first` up to `last`, skipping removed
     /// ones.
     @inline(__always)
-    private static func callClosures(
+    private static func callEach(
         from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
         to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
         old: UnsafeMutablePointer<State>,
