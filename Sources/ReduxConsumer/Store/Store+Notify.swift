@@ -138,44 +138,30 @@ extension Store {
         barrierIsCompilerOnly: Bool,
         checkingSlotsOf core: StoreCore<State>
     ) {
-        if barrierIsCompilerOnly {
-            callEach(
-                from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: true,
-                checkingSlotsOf: core)
-        } else {
-            callEach(
-                from: first, to: last, old: old, new: new, drain: drain, at: level, barrierIsCompilerOnly: false,
-                checkingSlotsOf: core)
+        // Calls the closure subscribers in the slots from `first` up to `last`, skipping removed
+        // ones; inlined twice below, each copy with its barrier known.
+        @inline(__always)
+        func callEach(compilerBarrierOnly: Bool) {
+            var cursor = first
+            repeat {
+                assert(
+                    core.closures.entries.withUnsafeBufferPointer { $0.baseAddress } == UnsafePointer(first),
+                    "closure subscribers' slots moved during a pass")
+                // Read the slot afresh: a callback may have cancelled a later subscriber.
+                if let entry = cursor.pointee.element,
+                    drain.willCallNext(
+                        tag: UInt(bitPattern: entry.toOpaque()), at: level, barrierIsCompilerOnly: compilerBarrierOnly)
+                {
+                    call(entry, old: old, new: new)
+                }
+                cursor += 1
+            } while cursor != last
         }
-    }
-
-    /// Calls the closure subscribers in the slots from `first` up to `last`, skipping removed
-    /// ones.
-    @inline(__always)
-    private static func callEach(
-        from first: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
-        to last: UnsafePointer<SlotList<Unmanaged<AnyObject>>.Entry>,
-        old: UnsafeMutablePointer<State>,
-        new: UnsafeMutablePointer<State>,
-        drain: Drain,
-        at level: Drain.CallLevel,
-        barrierIsCompilerOnly: Bool,
-        checkingSlotsOf core: StoreCore<State>
-    ) {
-        var cursor = first
-        repeat {
-            assert(
-                core.closures.entries.withUnsafeBufferPointer { $0.baseAddress } == UnsafePointer(first),
-                "closure subscribers' slots moved during a pass")
-            // Read the slot afresh: a callback may have cancelled a later subscriber.
-            if let entry = cursor.pointee.element,
-                drain.willCallNext(
-                    tag: UInt(bitPattern: entry.toOpaque()), at: level, barrierIsCompilerOnly: barrierIsCompilerOnly)
-            {
-                call(entry, old: old, new: new)
-            }
-            cursor += 1
-        } while cursor != last
+        if barrierIsCompilerOnly {
+            callEach(compilerBarrierOnly: true)
+        } else {
+            callEach(compilerBarrierOnly: false)
+        }
     }
 
     /// Calls the closure subscriber in `slot`, unless it was removed.
