@@ -14,7 +14,8 @@ final class MemberGroup {
 
     // The stored properties a pass reads for every fired group come first, so that they share
     // the object's first cache line (a class's stored properties are laid out in declaration
-    // order): the delivery closure, the call order, the pass mark and the typed half.
+    // order): the delivery closure, the call order, the sole member, the pass mark and the typed
+    // half.
     // `@exclusivity(unchecked)` on the ones a group's typed loop reads (from the caller's module,
     // where each access would otherwise be checked at run time): the group is confined to its
     // engine's drain like the engine, and each access is one load or store, never across a call.
@@ -25,6 +26,12 @@ final class MemberGroup {
     /// The call order of the group's consumer in its engine: consumers are called in the order
     /// they subscribed, each one's members together.
     @exclusivity(unchecked) @usableFromInline var order: UInt64 = 0
+    /// The only member of a group no other member may join (`key == nil`), known without asking
+    /// the typed half: such groups are the common case of a consumer with several fired groups
+    /// (closure selectors), and ordering them needs no more than this, read beside `order`. 0 for
+    /// other groups (member identifiers start at 1): an optional would take a word more in every
+    /// group.
+    var soleMember: UInt64 = 0
     /// The pass that skips the group, counted by the engine `skippedBy`: its consumer came back
     /// to that engine during the pass (it heard the change as it came back), or left it (it may
     /// come into another engine before the pass reaches it, and hear the change there). The
@@ -109,12 +116,6 @@ final class MemberGroup {
         self.list = list
         self.removeMember = removeMember
     }
-
-    /// The only member of a group no other member may join (`key == nil`), known without asking
-    /// the typed half: such groups are the common case of a consumer with several fired groups
-    /// (closure selectors), and ordering them needs no more than this. 0 for other groups (member
-    /// identifiers start at 1): an optional would take a word more in every group.
-    var soleMember: UInt64 = 0
 
     /// The engine of ``skippedInPass``: its `ObjectIdentifier` as a number (0: none), a word where
     /// an optional takes two. Last: read only when the pass number matches.

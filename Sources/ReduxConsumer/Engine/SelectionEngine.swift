@@ -47,8 +47,10 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var mergedGroups: [MemberGroup] = []
     /// Runs of `firedGroups` that belong to one consumer.
     @exclusivity(unchecked) private var runs: [Run] = []
-    /// Scratch space for ordering `firedGroups` (kept to spare an allocation per pass).
-    @exclusivity(unchecked) private var sortKeys: [(order: UInt64, first: UInt64, group: Unmanaged<MemberGroup>)] = []
+    /// Scratch space for ordering `firedGroups` (kept to spare an allocation per pass): each
+    /// group's call order, and for a consumer with several fired groups, their first and last
+    /// live members.
+    @exclusivity(unchecked) private var sortKeys: [SortKey] = []
     /// Whether a pass is between ``evaluate(_:)`` (with something fired) and ``endPass()``.
     @exclusivity(unchecked) private var isPassing = false
     /// Counts passes: a node records the pass it last fired in.
@@ -77,6 +79,23 @@ final class SelectionEngine {
         let order: UInt64
         let start: Int
         let end: Int
+        /// Whether every live member of each group comes before every live member of the next, as
+        /// the pass found them when it began: calling the groups one after another is then calling
+        /// their members in identifier order, with no merge (see ``membersFollowEachOther(_:)``).
+        var inMemberOrder = true
+    }
+
+    /// What ``evaluate(_:)`` orders a fired group by.
+    struct SortKey {
+        let order: UInt64
+        /// The group's first and last live members (`.max` and 0 when it has none): its
+        /// ``MemberGroup/soleMember`` for a group of one member, otherwise asked only for a
+        /// consumer with several fired groups (0 until then).
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        /// Retained: from the moment ``evaluate(_:)`` reads the group (while it is in the cache)
+        /// until the pass's list of groups takes the reference over (see ``evaluate(_:)``).
+        let group: Unmanaged<MemberGroup>
     }
 
     init(drain: Drain) {
@@ -392,13 +411,19 @@ final class SelectionEngine {
             return firedGroups.count
         }
         eachGroupIsARun = false
-        // Each node's groups are in call order already; several nodes interleave. The keys are
-        // read once per group, not once per comparison (the first member may take a call into
-        // the group's typed half). No user code runs from here to the end of the pass's
+        // Each node's groups are in call order already; several nodes interleave. The pass visits
+        // each fired group once before its delivery: here, for its order, and for a consumer with
+        // several fired groups, its first and last live members (a call into the group's typed
+        // half and a read of its list), which both order the consumer's groups and tell whether
+        // their members follow each other. Beyond the cache (thousands of fired groups), each
+        // visit is a cache miss per object. No user code runs from here to the end of the pass's
         // evaluation, so the nodes' lists stay as they are: they are read in place, unretained
         // (the pass's copy of `nodes` keeps every node, and each node its groups).
-        sortKeys.removeAll(keepingCapacity: true)
+        // Each key holds a reference, which only the end of this function hands on.
+        assert(sortKeys.isEmpty, "a pass left sort keys, and their references, behind")
         let pass = passNumber
+        var inCallOrder = true
+        var previousOrder: UInt64 = 0
         nodes.withUnsafeBufferPointer { nodes in
             for index in firedNodes {
                 Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { node in
@@ -410,7 +435,18 @@ final class SelectionEngine {
                     node.groups.withUnsafeBufferPointer { groups in
                         for index in groups.indices {
                             Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
-                                sortKeys.append((group.order, group.firstLiveMember, Unmanaged.passUnretained(group)))
+                                let order = group.order
+                                if order < previousOrder {
+                                    inCallOrder = false
+                                }
+                                previousOrder = order
+                                // Retained here, while the group is in the cache: the key holds
+                                // the pass's reference until the group moves to `mergedGroups`
+                                // below (taken, not retained again).
+                                sortKeys.append(
+                                    SortKey(
+                                        order: order, first: group.soleMember, last: group.soleMember,
+                                        group: Unmanaged.passRetained(group)))
                             }
                         }
                     }
@@ -418,23 +454,68 @@ final class SelectionEngine {
             }
         }
         firedNodes.removeAll(keepingCapacity: true)
-        sortKeys.sort { ($0.order, $0.first) < ($1.order, $1.first) }
+        // By consumer first (orders are distinct between consumers); then each consumer's groups
+        // by their first member. Most passes find them in order already (nodes are listed in the
+        // order they were made), and then sort nothing.
+        if !inCallOrder {
+            sortKeys.sort { $0.order < $1.order }
+        }
         // The pass's own references to the groups, in call order (`endPass()` releases them), and
         // the runs: each consumer's groups, next to each other after the sort.
         mergedGroups.removeAll(keepingCapacity: true)
         runs.removeAll(keepingCapacity: true)
         var start = 0
-        for index in sortKeys.indices {
-            mergedGroups.append(sortKeys[index].group.takeUnretainedValue())
-            if index > start, sortKeys[index].order != sortKeys[start].order {
-                runs.append(Run(order: sortKeys[start].order, start: start, end: index))
-                start = index
+        while start < sortKeys.count {
+            let order = sortKeys[start].order
+            var end = start + 1
+            while end < sortKeys.count, sortKeys[end].order == order {
+                end += 1
             }
+            // A consumer with one fired group (most of them when many consumers watch one store)
+            // has nothing to order.
+            runs.append(end - start == 1 ? Run(order: order, start: start, end: end) : orderRun(from: start, to: end))
+            start = end
         }
-        runs.append(Run(order: sortKeys[start].order, start: start, end: sortKeys.count))
+        mergedGroups.append(contentsOf: sortKeys.lazy.map { $0.group.takeRetainedValue() })
         sortKeys.removeAll(keepingCapacity: true)
         firedGroups = mergedGroups
         return runs.count
+    }
+
+    /// Orders one consumer's fired groups, `sortKeys[start..<end]`, by their first live member,
+    /// and returns their run.
+    private func orderRun(from start: Int, to end: Int) -> Run {
+        var run = Run(order: sortKeys[start].order, start: start, end: end)
+        // A group of one member came with it (see ``MemberGroup/soleMember``); any other answers
+        // two questions, back to back while its list is in the cache.
+        var isSorted = true
+        for index in start..<end {
+            if sortKeys[index].first == 0 {
+                sortKeys[index].group._withUnsafeGuaranteedRef { group in
+                    sortKeys[index].first = group.firstLiveMember
+                    sortKeys[index].last = group.lastLiveMember
+                }
+            }
+            if index > start, sortKeys[index].first < sortKeys[index - 1].first {
+                isSorted = false
+            }
+        }
+        if !isSorted {
+            // In place: sorting `sortKeys[start..<end]` through the slice would copy it.
+            sortKeys.withUnsafeMutableBufferPointer { keys in
+                var run = UnsafeMutableBufferPointer(rebasing: keys[start..<end])
+                run.sort { $0.first < $1.first }
+            }
+        }
+        var previousLast: UInt64 = 0
+        for index in start..<end where sortKeys[index].first != .max {
+            guard sortKeys[index].first > previousLast else {
+                run.inMemberOrder = false
+                break
+            }
+            previousLast = sortKeys[index].last
+        }
+        return run
     }
 
     /// The call order of run `index` of the pass in progress (closure subscribers interleave by
@@ -458,13 +539,15 @@ final class SelectionEngine {
                 Unmanaged.passUnretained(groups[run.start])._withUnsafeGuaranteedRef { group in
                     if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
                 }
-            } else if groups[run.start..<run.end].allSatisfy({ $0.hasSoleMember })
-                || membersFollowEachOther(groups[run.start..<run.end])
-            {
+            } else if run.inMemberOrder {
                 // One member per group (closure selectors), sorted by it already, or groups whose
                 // members do not interleave (one key path each, say, all changed by one action):
-                // group after group is member order, with no merge. Unretained, as in
-                // `deliverRuns(state:)`.
+                // group after group is member order, with no merge. Found as the pass began, and
+                // still so: members added since wait for the pass's end, removals only take some
+                // out. Unretained, as in `deliverRuns(state:)`.
+                assert(
+                    membersFollowEachOther(groups[run.start..<run.end]),
+                    "a consumer's fired groups came to interleave during a pass")
                 for index in run.start..<run.end {
                     Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
                         if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
@@ -478,10 +561,10 @@ final class SelectionEngine {
     }
 
     /// Whether every member of each of `groups` comes before every member of the next one, as the
-    /// lists are now (the pass sorted the groups by their first member as it began): calling them
-    /// group after group is then calling their members in identifier order. A member added
-    /// meanwhile waits for the pass's end (see ``admit(_:into:state:isAdding:)``) and a removal
-    /// only takes one out, so a delivery cannot make them interleave.
+    /// lists are now: what ``Run/inMemberOrder`` recorded as the pass began, checked again by
+    /// debug builds before the run is called. A member added meanwhile waits for the pass's end
+    /// (see ``admit(_:into:state:isAdding:)``) and a removal only takes one out, so a delivery
+    /// cannot make them interleave.
     ///
     /// - Complexity: O(k) for k groups (two questions to each group's list).
     private func membersFollowEachOther(_ groups: some Sequence<MemberGroup>) -> Bool {
