@@ -54,6 +54,25 @@ struct LeakTests {
         #expect(store.subscriberCount == 0)
     }
 
+    @Test func aPassThatFiredSeveralSelectionsKeepsNothingOnceItIsOver() {
+        // Two closure selectors fire together (a pass over several nodes); once the consumer is
+        // gone, nothing of it may outlive that pass in the store, which stays alive.
+        let store = makeStore()
+        let watch = LeakWatch()
+        do {
+            let consumer = StateConsumer<AppState>()
+            let captured = watch.track(Captured())
+            consumer.add({ $0.counter }) { _ in captured.touch() }
+            consumer.add({ $0.counter * 2 }) { _ in captured.touch() }
+            let subscription = store.subscribe(consumer)
+            store.dispatch(CounterAction.increment)
+            subscription.cancel()
+            watch.track(consumer)
+        }
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        #expect(store.subscriberCount == 0)
+    }
+
     @Test func keptTokensKeepNothingAlive() {
         let watch = LeakWatch()
         var tokens: [any Cancellable] = []

@@ -43,7 +43,9 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var firedRowsVersion: UInt64 = 0
     /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
     @exclusivity(unchecked) private var eachGroupIsARun = false
-    /// Where the groups of several fired nodes are merged (kept to spare an allocation per pass).
+    /// An empty buffer for the groups of several fired nodes, kept from one such pass to the next
+    /// to spare an allocation per pass; during a pass, `firedGroups` holds it alone, and
+    /// ``endPass()`` empties it (releasing the groups) before it comes back here.
     @exclusivity(unchecked) private var mergedGroups: [MemberGroup] = []
     /// Runs of `firedGroups` that belong to one consumer.
     @exclusivity(unchecked) private var runs: [Run] = []
@@ -462,7 +464,7 @@ final class SelectionEngine {
         }
         // The pass's own references to the groups, in call order (`endPass()` releases them), and
         // the runs: each consumer's groups, next to each other after the sort.
-        mergedGroups.removeAll(keepingCapacity: true)
+        assert(mergedGroups.isEmpty, "a pass kept the groups of the last one")
         runs.removeAll(keepingCapacity: true)
         var start = 0
         while start < sortKeys.count {
@@ -479,6 +481,7 @@ final class SelectionEngine {
         mergedGroups.append(contentsOf: sortKeys.lazy.map { $0.group.takeRetainedValue() })
         sortKeys.removeAll(keepingCapacity: true)
         firedGroups = mergedGroups
+        mergedGroups = []
         return runs.count
     }
 
@@ -652,8 +655,9 @@ final class SelectionEngine {
             runs.removeAll(keepingCapacity: true)
         }
         // Released last, with the pass over: releasing a group that left during the pass may run
-        // a deinit that removes another consumer.
-        let fired = firedGroups
+        // a deinit that removes another consumer. Nothing of the pass stays behind: a group that
+        // left keeps nothing of its consumer's alive past the pass.
+        var fired = firedGroups
         firedGroups = []
         if !firedEntries.isEmpty {
             firedEntries = []
@@ -661,7 +665,17 @@ final class SelectionEngine {
         if firedRows != nil {
             firedRows = nil
         }
-        withExtendedLifetime(fired) {}
+        if eachGroupIsARun {
+            // The node's own list, shared.
+            withExtendedLifetime(fired) {}
+        } else {
+            // The pass's merged list, which nothing else holds now: emptied in place, then kept
+            // for the next such pass (unless a deinit meanwhile ran one and kept its own).
+            fired.removeAll(keepingCapacity: true)
+            if mergedGroups.capacity == 0 {
+                mergedGroups = fired
+            }
+        }
     }
 
     /// Calls the members of several groups of one consumer interleaved by member identifier (the
