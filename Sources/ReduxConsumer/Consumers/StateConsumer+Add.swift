@@ -304,7 +304,7 @@ extension StateConsumer {
                     evaluation: makeEvaluator(selection))
             let typed = TypedGroup<State, Value>(cell: cell, routes: routes, tag: tag, isSame: isSame)
             typed.members.insert(callback, identifier: id)
-            return typed.memberGroup(key: key, evaluate: cell.evaluation)
+            return typed.memberGroup(key: key)
         }
     }
 

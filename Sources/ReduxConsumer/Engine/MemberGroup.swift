@@ -68,8 +68,6 @@ final class MemberGroup {
         isSkipped(inPass: pass, of: engine) ? passOrder : order
     }
 
-    /// Compares a state with a cell and records a change (see ``SelectionNode/evaluate``).
-    let evaluate: (_ state: UnsafeMutableRawPointer, _ cell: AnyObject, _ cache: DerivationCache) -> Bool
     /// Calls the member in one slot, if it is live.
     let deliverSlot: (_ slot: Int, _ state: UnsafeMutableRawPointer, _ drain: Drain) -> Void
     /// Calls the groups of a pass that fired one node, each one a consumer's, in order, at one
@@ -96,7 +94,6 @@ final class MemberGroup {
     init(
         key: GroupKey?,
         members: any GroupMembers,
-        evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool,
         deliverAll: @escaping (UnsafeMutableRawPointer, Drain) -> Void,
         deliverSlot: @escaping (Int, UnsafeMutableRawPointer, Drain) -> Void,
         deliverGroups:
@@ -109,7 +106,6 @@ final class MemberGroup {
     ) {
         self.key = key
         self.members = members
-        self.evaluate = evaluate
         self.deliverAll = deliverAll
         self.deliverSlot = deliverSlot
         self.deliverGroups = deliverGroups

@@ -217,9 +217,11 @@ final class SelectionEngine {
         for group in registration.groups {
             group.order = registration.order
             group.members.resume()
-            let moved = group.evaluate(state, group.members.ownCell, derivations)
+            // The group's own cell (it is in no node yet), which holds its selection's evaluation.
+            let cell = group.members.ownCell
+            let moved = cell.evaluation(state, cell, derivations)
             if group.members.beginCatchUp(
-                changed: moved, state: state, evaluate: group.evaluate, cache: derivations)
+                changed: moved, state: state, evaluate: cell.evaluation, cache: derivations)
             {
                 changed.append(group)
             }

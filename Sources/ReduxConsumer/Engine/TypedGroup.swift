@@ -615,13 +615,10 @@ extension TypedGroup {
     /// The engine's handle on this group: closures that capture the group alone, so it serves as
     /// their context and they cost no allocation.
     @inlinable
-    func memberGroup(key: GroupKey?, evaluate: @escaping (UnsafeMutableRawPointer, AnyObject, DerivationCache) -> Bool)
-        -> MemberGroup
-    {
+    func memberGroup(key: GroupKey?) -> MemberGroup {
         MemberGroup(
             key: key,
             members: self,
-            evaluate: evaluate,
             deliverAll: { [self] state, drain in deliverAll(state: state, drain: drain) },
             deliverSlot: { [self] slot, state, drain in deliver(slot: slot, state: state, drain: drain) },
             deliverGroups: { groups, entries, rows, state, drain, level, pass, engine, cursor in
