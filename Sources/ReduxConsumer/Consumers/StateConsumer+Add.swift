@@ -341,9 +341,9 @@ extension StateConsumer {
         switch selection {
         case .offset(let offset): cell = OffsetCell(baseline: baseline, offset: offset, evaluation: evaluation)
         case .closure(let select): cell = SelectorCell(baseline: baseline, select: select, evaluation: evaluation)
-        case .keyPath, .derived: cell = ValueCell(baseline: baseline, evaluation: evaluation)
+        case .derived: cell = DerivedCell(baseline: baseline, memo: memo, evaluation: evaluation)
+        case .keyPath: cell = ValueCell(baseline: baseline, evaluation: evaluation)
         }
-        cell.memo = memo
         return cell
     }
 }

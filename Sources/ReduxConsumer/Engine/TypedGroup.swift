@@ -676,15 +676,29 @@ extension TypedGroup {
         guard let isEqual else {
             return { state, cell, cache in
                 let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-                return cell.advance(
-                    to: selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo))
+                return cell.advance(to: read(selection, from: state, through: cell, cache: cache))
             }
         }
         return { state, cell, cache in
             let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
-            let value = selection.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
+            let value = read(selection, from: state, through: cell, cache: cache)
             return isEqual(cell.last, value) ? false : cell.advance(to: value)
         }
+    }
+
+    /// The value of `selection` in the state at `state`; a derived value's through the memo in its
+    /// cell (a ``DerivedCell``: see there for why every cell of a derived selection is one).
+    @inlinable
+    @inline(__always)
+    static func read(
+        _ selection: Selection<State, Value>, from state: UnsafeMutableRawPointer, through cell: ValueCell<Value>,
+        cache: DerivationCache
+    ) -> Value {
+        let state = state.assumingMemoryBound(to: State.self)
+        guard case .derived(let derived) = selection else { return selection.read(state) }
+        assert(cell is DerivedCell<Value>, "a derived evaluation was given a cell of another kind")
+        let cell = unsafeDowncast(cell, to: DerivedCell<Value>.self)
+        return derived.read(state, cache: cache, memo: &cell.memo)
     }
 }
 
@@ -724,7 +738,9 @@ extension TypedGroup where Value: Equatable {
             }
         case .derived(let derived):
             return { state, cell, cache in
-                let cell = unsafeDowncast(cell, to: ValueCell<Value>.self)
+                // A derived cell: see ``DerivedCell`` for why every cell given here is one.
+                assert(cell is DerivedCell<Value>, "a derived evaluation was given a cell of another kind")
+                let cell = unsafeDowncast(cell, to: DerivedCell<Value>.self)
                 let value = derived.read(state.assumingMemoryBound(to: State.self), cache: cache, memo: &cell.memo)
                 return value == cell.last ? false : cell.advance(to: value)
             }

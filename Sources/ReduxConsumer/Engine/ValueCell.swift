@@ -6,7 +6,8 @@
 /// its own (its members' last value), so it can tell what changed when it comes back.
 ///
 /// A cell of a stored property or of a closure selector is an ``OffsetCell`` or a ``SelectorCell``,
-/// which also keep how the value is read, so that the evaluation's closure captures nothing.
+/// which also keep how the value is read, so that the evaluation's closure captures nothing; a
+/// derived value's is a ``DerivedCell``, which keeps its memo.
 ///
 /// Each cell also holds the evaluation that compares a state with it (see ``EvaluatedCell``).
 ///
@@ -25,9 +26,6 @@ class ValueCell<Value>: EvaluatedCell, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var last: Value
     /// The value before `last`: the `old` of the callbacks of the evaluation that set `last`.
     @exclusivity(unchecked) @usableFromInline final var previous: Value
-    /// The memo of a derived value's evaluation (see ``DerivationCache``), kept here so the
-    /// evaluation finds it without a lookup.
-    @exclusivity(unchecked) @usableFromInline final var memo: AnyObject?
 
     @inlinable
     init(baseline: Value, evaluation: @escaping MemberGroup.Evaluation) {
