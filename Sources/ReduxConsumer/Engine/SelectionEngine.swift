@@ -428,6 +428,23 @@ final class SelectionEngine {
         let pass = passNumber
         var inCallOrder = true
         var previousOrder: UInt64 = 0
+        @inline(__always)
+        func appendSortKey(for group: Unmanaged<MemberGroup>) {
+            group._withUnsafeGuaranteedRef { group in
+                let order = group.order
+                if order < previousOrder {
+                    inCallOrder = false
+                }
+                previousOrder = order
+                // Retained here, while the group is in the cache: the key holds the pass's
+                // reference until the group moves to `mergedGroups` below (taken, not retained
+                // again).
+                sortKeys.append(
+                    SortKey(
+                        order: order, first: group.soleMember, last: group.soleMember,
+                        group: Unmanaged.passRetained(group)))
+            }
+        }
         nodes.withUnsafeBufferPointer { nodes in
             for index in firedNodes {
                 Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { node in
@@ -436,22 +453,15 @@ final class SelectionEngine {
                         let changes = node.changes
                         defer { assert(node.changes == changes, "a node's groups changed while a pass read them") }
                     #endif
+                    assert(node.isOnlyGroupInStep, "a node's only group out of step with its groups")
+                    // Most nodes have one group, read without the list's buffer.
+                    if let group = node.onlyGroup {
+                        appendSortKey(for: group)
+                        return
+                    }
                     node.groups.withUnsafeBufferPointer { groups in
                         for index in groups.indices {
-                            Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
-                                let order = group.order
-                                if order < previousOrder {
-                                    inCallOrder = false
-                                }
-                                previousOrder = order
-                                // Retained here, while the group is in the cache: the key holds
-                                // the pass's reference until the group moves to `mergedGroups`
-                                // below (taken, not retained again).
-                                sortKeys.append(
-                                    SortKey(
-                                        order: order, first: group.soleMember, last: group.soleMember,
-                                        group: Unmanaged.passRetained(group)))
-                            }
+                            appendSortKey(for: Unmanaged.passUnretained(groups[index]))
                         }
                     }
                 }
