@@ -506,6 +506,7 @@ final class SelectionEngine {
         var isSorted = true
         for index in start..<end {
             if sortKeys[index].first == 0 {
+                // Alive: the key holds a reference to its group (see ``SortKey/group``).
                 sortKeys[index].group._withUnsafeGuaranteedRef { group in
                     sortKeys[index].first = group.firstLiveMember
                     sortKeys[index].last = group.lastLiveMember
@@ -516,7 +517,8 @@ final class SelectionEngine {
             }
         }
         if !isSorted {
-            // In place: sorting `sortKeys[start..<end]` through the slice would copy it.
+            // In place: sorting `sortKeys[start..<end]` through the slice would copy it. The
+            // buffer does not outlive the closure, and nothing else touches `sortKeys` meanwhile.
             sortKeys.withUnsafeMutableBufferPointer { keys in
                 var run = UnsafeMutableBufferPointer(rebasing: keys[start..<end])
                 run.sort { $0.first < $1.first }
