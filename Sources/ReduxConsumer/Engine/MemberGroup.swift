@@ -26,11 +26,14 @@ final class MemberGroup {
     /// The call order of the group's consumer in its engine: consumers are called in the order
     /// they subscribed, each one's members together.
     @exclusivity(unchecked) @usableFromInline var order: UInt64 = 0
-    /// The only member of a group no other member may join (`key == nil`), known without asking
-    /// the typed half: such groups are the common case of a consumer with several fired groups
-    /// (closure selectors), and ordering them needs no more than this, read beside `order`. 0 for
-    /// other groups (member identifiers start at 1): an optional would take a word more in every
-    /// group.
+    /// The member the group was made for, while no other member has joined it, known without
+    /// asking the typed half: groups of one member are the common case of a consumer with several
+    /// fired groups (closure selectors, key paths on distinct fields), and ordering them needs no
+    /// more than this, read beside `order`. Set as the group is made, and 0 from the first member
+    /// that joins (see ``SelectionEngine/admit(_:key:fireInstantly:into:state:isAdding:place:)``,
+    /// the only place members join), for good: member identifiers start at 1, and an optional
+    /// would take a word more in every group. Its member may have been removed since (the group
+    /// then has no live member and is leaving its node): ordering by it is harmless.
     var soleMember: UInt64 = 0
     /// The pass that skips the group, counted by the engine `skippedBy`: its consumer came back
     /// to that engine during the pass (it heard the change as it came back), or left it (it may
@@ -118,7 +121,18 @@ final class MemberGroup {
     // `@exclusivity(unchecked)`: as for the fields at the top (confined, single loads and stores).
     @exclusivity(unchecked) @usableFromInline var skippedBy: UInt = 0
 
-    /// Whether the group is one no other member may join (see ``soleMember``).
+    #if DEBUG
+        /// The passes in progress whose list holds the group unretained (see
+        /// ``SelectionEngine/SortKey/group``), counted by debug builds: a group freed while one
+        /// does would be called after its end.
+        var passHolds = 0
+
+        deinit {
+            assert(passHolds == 0, "a group freed during a pass that holds it unretained")
+        }
+    #endif
+
+    /// Whether no member has joined the group since it was made (see ``soleMember``).
     var hasSoleMember: Bool { soleMember != 0 }
 
     /// The identifier of the first live member, for ordering groups of one consumer.

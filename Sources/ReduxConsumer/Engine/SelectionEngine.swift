@@ -27,12 +27,20 @@ final class SelectionEngine {
     /// selection reads its cell and not its node. Unretained: `nodes[i]` holds `cells[i]` (its
     /// constant `cell`), and the two lists change together (debug builds check each pass).
     @exclusivity(unchecked) private var cells: [Unmanaged<EvaluatedCell>] = []
+    /// What a pass reads and writes of each fired node, at the node's index, so that a pass that
+    /// fired several nodes touches the node itself only when it has several groups (see
+    /// ``NodeMark``). Changes with `nodes`; debug passes check each fired node's mark.
+    @exclusivity(unchecked) private var marks: [NodeMark] = []
+    /// Counts the nodes made and dropped: a pass whose selectors changed the list (a misbehaving
+    /// selector that adds or removes consumers) finds its nodes' marks through the nodes.
+    private var nodeListChanges: UInt64 = 0
     private var nodeByKey: [GroupKey: SelectionNode] = [:]
     private var nextOrder: UInt64 = 0
     /// The pass being evaluated: the indices, in the pass's copy of `nodes`, of the nodes that
     /// fired when more than one did (indices, not references: filling the list retains nothing).
     @exclusivity(unchecked) private var firedNodes: [Int] = []
-    /// The pass in progress: the fired groups in call order.
+    /// The pass in progress, when one node fired: its groups, in call order (when several fired,
+    /// `sortKeys` lists them).
     @exclusivity(unchecked) private var firedGroups: [MemberGroup] = []
     /// When one node fired: its ``SelectionNode/entries``, index for index with `firedGroups`
     /// (both are that node's lists as the pass began).
@@ -43,16 +51,16 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var firedRowsVersion: UInt64 = 0
     /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
     @exclusivity(unchecked) private var eachGroupIsARun = false
-    /// An empty buffer for the groups of several fired nodes, kept from one such pass to the next
-    /// to spare an allocation per pass; during a pass, `firedGroups` holds it alone, and
-    /// ``endPass()`` empties it (releasing the groups) before it comes back here.
-    @exclusivity(unchecked) private var mergedGroups: [MemberGroup] = []
-    /// Runs of `firedGroups` that belong to one consumer.
+    /// Runs of `sortKeys` that belong to one consumer.
     @exclusivity(unchecked) private var runs: [Run] = []
-    /// Scratch space for ordering `firedGroups` (kept to spare an allocation per pass): each
-    /// group's call order, and for a consumer with several fired groups, their first and last
-    /// live members.
+    /// The pass in progress, when several nodes fired: their groups, in call order once
+    /// ``evaluate(_:)`` has sorted them, each with its call order and, for a consumer with several
+    /// fired groups, their first and last live members. The buffer is kept from one such pass to
+    /// the next, to spare an allocation per pass.
     @exclusivity(unchecked) private var sortKeys: [SortKey] = []
+    /// Groups that left their node during the pass in progress, kept alive until it ends: the
+    /// pass's list of groups (`sortKeys`) holds them unretained (see ``SortKey/group``).
+    @exclusivity(unchecked) private var leftDuringPass: [MemberGroup] = []
     /// Whether a pass is between ``evaluate(_:)`` (with something fired) and ``endPass()``.
     @exclusivity(unchecked) private var isPassing = false
     /// Counts passes: a node records the pass it last fired in.
@@ -76,7 +84,8 @@ final class SelectionEngine {
     /// last, with the groups being delivered.
     private var catchingUp: [(registration: Registration, groups: [MemberGroup])] = []
 
-    /// A consumer's fired groups in a pass: `firedGroups[start..<end]`, all with call order `order`.
+    /// A consumer's fired groups in a pass that fired several nodes: `sortKeys[start..<end]`, all
+    /// with call order `order`.
     struct Run {
         let order: UInt64
         let start: Int
@@ -87,6 +96,18 @@ final class SelectionEngine {
         var inMemberOrder = true
     }
 
+    /// A node's entry in ``marks``: the pass that last fired it, and its group while it has only
+    /// one (most nodes: every closure selector's, and most key paths'), unretained (the node's
+    /// list holds it). Beyond the cache, each object a pass reads is a miss: kept here, 16 bytes a
+    /// node in one list, neither costs a read (and a write) of the node. ``attach(_:to:)`` and
+    /// ``detach(_:)``, the only changes of a node's groups while the engine lives, keep `onlyGroup`
+    /// in step; debug passes assert it (``isMarkInStep(_:)``).
+    struct NodeMark {
+        /// The engine's number of the last pass in which the node fired.
+        var firedPass: UInt64 = 0
+        var onlyGroup: Unmanaged<MemberGroup>?
+    }
+
     /// What ``evaluate(_:)`` orders a fired group by.
     struct SortKey {
         let order: UInt64
@@ -95,8 +116,12 @@ final class SelectionEngine {
         /// consumer with several fired groups (0 until then).
         var first: UInt64 = 0
         var last: UInt64 = 0
-        /// Retained: from the moment ``evaluate(_:)`` reads the group (while it is in the cache)
-        /// until the pass's list of groups takes the reference over (see ``evaluate(_:)``).
+        /// Unretained, for a pass of thousands of groups spends an atomic retain and release on
+        /// each, and beyond the cache a miss on each release. Alive until the pass ends: the group
+        /// was in a node's list as the pass began, and leaves it only through ``detach(_:)``,
+        /// which keeps it in ``leftDuringPass`` until ``endPass()``. Debug builds count the passes
+        /// that hold a group (``MemberGroup/passHolds``), and a group's `deinit` asserts that none
+        /// does.
         let group: Unmanaged<MemberGroup>
     }
 
@@ -155,7 +180,7 @@ final class SelectionEngine {
     ) {
         let group: MemberGroup
         if let key, let existing = registration.groupsByKey[key] {
-            if isPassing, existing.node?.firedPass == passNumber,
+            if isPassing, let node = existing.node, marks[node.index].firedPass == passNumber,
                 !joinedDuringPass.contains(where: { $0 === existing })
             {
                 // The group fired in this pass: the new member starts with the next state.
@@ -163,6 +188,8 @@ final class SelectionEngine {
                 joinedDuringPass.append(existing)
             }
             _ = place(.join(existing))
+            // No longer a group of one member: the pass asks its list for its first and last.
+            existing.soleMember = 0
             group = existing
         } else {
             let node = key.flatMap { nodeByKey[$0] }
@@ -177,10 +204,8 @@ final class SelectionEngine {
             }
             group = made
             group.order = registration.order
-            if key == nil {
-                assert(id != 0, "member identifiers start at 1")
-                group.soleMember = id
-            }
+            assert(id != 0, "member identifiers start at 1")
+            group.soleMember = id
             registration.add(group)
             attach(group, to: node)
         }
@@ -306,7 +331,8 @@ final class SelectionEngine {
         guard isPassing, registration.order >= cursor.order else { return ([], .max) }
         // A group the pass skips heard the change already, as it came back during the pass.
         let engine = ObjectIdentifier(self)
-        let fired = firedGroups.filter {
+        let groups = eachGroupIsARun ? firedGroups : sortKeys.map { $0.group.takeUnretainedValue() }
+        let fired = groups.filter {
             $0.order == registration.order && !$0.isSkipped(inPass: passNumber, of: engine)
         }
         return (fired, registration.order > cursor.order ? 0 : calling ?? .max)
@@ -324,6 +350,8 @@ final class SelectionEngine {
             node.index = nodes.count
             nodes.append(node)
             cells.append(Unmanaged.passUnretained(node.cell))
+            marks.append(NodeMark())
+            nodeListChanges &+= 1
             if let key = group.key {
                 nodeByKey[key] = node
             }
@@ -331,19 +359,45 @@ final class SelectionEngine {
         group.members.resume()
         group.node = node
         node.attach(group)
+        noteOnlyGroup(of: node)
+    }
+
+    /// Sets the ``NodeMark/onlyGroup`` of `node` after a change of its groups.
+    private func noteOnlyGroup(of node: SelectionNode) {
+        marks[node.index].onlyGroup = node.groups.count == 1 ? Unmanaged.passUnretained(node.groups[0]) : nil
+    }
+
+    /// Whether the mark of node `index` is in step with the node's groups (debug builds assert it
+    /// for every node a pass fires).
+    private func isMarkInStep(_ index: Int) -> Bool {
+        let groups = nodes[index].groups
+        if let onlyGroup = marks[index].onlyGroup {
+            return groups.count == 1 && onlyGroup.takeUnretainedValue() === groups[0]
+        }
+        return groups.count != 1
     }
 
     /// Detaches a group from its node, dropping the node once no group is left.
     func detach(_ group: MemberGroup) {
         guard let node = group.node else { return }
+        if isPassing {
+            // The pass may hold it unretained (see ``SortKey/group``).
+            leftDuringPass.append(group)
+        }
         group.node = nil
         node.detach(group)
-        guard node.groups.isEmpty else { return }
+        guard node.groups.isEmpty else {
+            noteOnlyGroup(of: node)
+            return
+        }
         let last = nodes.removeLast()
         let lastCell = cells.removeLast()
+        let lastMark = marks.removeLast()
+        nodeListChanges &+= 1
         if last !== node {
             nodes[node.index] = last
             cells[node.index] = lastCell
+            marks[node.index] = lastMark
             last.index = node.index
         }
         node.index = -1
@@ -361,9 +415,9 @@ final class SelectionEngine {
     ///   group (the pass walks the node's own list); when several fired, O(g log g) in the fired
     ///   groups.
     func evaluate(_ state: UnsafeMutableRawPointer) -> Int {
-        // The delivery loops read `firedGroups` through a buffer pointer across callbacks: only a
-        // new pass replaces it, and none starts before `endPass()` (a callback's dispatch or feed
-        // is queued behind the current job).
+        // The delivery loops read `firedGroups` and `sortKeys` through buffer pointers across
+        // callbacks: only a new pass replaces them, and none starts before `endPass()` (a
+        // callback's dispatch or feed is queued behind the current job).
         assert(!isPassing, "a pass of a consumer engine started while another one was delivering")
         // Emptied by the pass that filled it, before it returned.
         assert(firedNodes.isEmpty, "a pass left its fired nodes behind")
@@ -374,6 +428,7 @@ final class SelectionEngine {
         // node, and so every cell in the copy of `cells`, alive.
         let nodes = self.nodes
         let cells = self.cells
+        let nodeListChanges = self.nodeListChanges
         // The first node that fired is kept aside: most passes fire one node, and then the list
         // of fired nodes is never touched (filling and emptying it costs more than the rest of
         // the bookkeeping).
@@ -404,7 +459,9 @@ final class SelectionEngine {
             // run. The list is shared, not copied (a group leaving during the pass copies the
             // node's).
             let node = nodes[firstFired]
-            node.firedPass = passNumber
+            if node.index >= 0 {
+                marks[node.index].firedPass = passNumber
+            }
             firedGroups = node.groups
             firedEntries = node.entries
             if let rows = node.soleRows, rows.isActive {
@@ -423,8 +480,7 @@ final class SelectionEngine {
         // visit is a cache miss per object. No user code runs from here to the end of the pass's
         // evaluation, so the nodes' lists stay as they are: they are read in place, unretained
         // (the pass's copy of `nodes` keeps every node, and each node its groups).
-        // Each key holds a reference, which only the end of this function hands on.
-        assert(sortKeys.isEmpty, "a pass left sort keys, and their references, behind")
+        assert(sortKeys.isEmpty, "a pass left its groups behind")
         let pass = passNumber
         var inCallOrder = true
         var previousOrder: UInt64 = 0
@@ -436,32 +492,54 @@ final class SelectionEngine {
                     inCallOrder = false
                 }
                 previousOrder = order
-                // Retained here, while the group is in the cache: the key holds the pass's
-                // reference until the group moves to `mergedGroups` below (taken, not retained
-                // again).
+                #if DEBUG
+                    group.passHolds += 1
+                #endif
+                assert(
+                    !group.hasSoleMember || group.list(.lastLiveMember) <= group.soleMember,
+                    "a group that members joined taken for a group of one member")
+                // Unretained: see ``SortKey/group``.
                 sortKeys.append(
                     SortKey(
                         order: order, first: group.soleMember, last: group.soleMember,
-                        group: Unmanaged.passRetained(group)))
+                        group: Unmanaged.passUnretained(group)))
             }
         }
-        nodes.withUnsafeBufferPointer { nodes in
+        if _slowPath(self.nodeListChanges != nodeListChanges) {
+            // A selector made or dropped nodes: `firedNodes` are indices in the pass's copy of
+            // the list, no longer in `marks`.
             for index in firedNodes {
-                Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { node in
-                    node.firedPass = pass
-                    #if DEBUG
-                        let changes = node.changes
-                        defer { assert(node.changes == changes, "a node's groups changed while a pass read them") }
-                    #endif
-                    assert(node.isOnlyGroupInStep, "a node's only group out of step with its groups")
-                    // Most nodes have one group, read without the list's buffer.
-                    if let group = node.onlyGroup {
+                let node = nodes[index]
+                if node.index >= 0 {
+                    marks[node.index].firedPass = pass
+                }
+                for group in node.groups {
+                    appendSortKey(for: Unmanaged.passUnretained(group))
+                }
+            }
+        } else {
+            #if DEBUG
+                for index in firedNodes {
+                    assert(isMarkInStep(index), "a node's only group out of step with its groups")
+                }
+            #endif
+            marks.withUnsafeMutableBufferPointer { marks in
+                for index in firedNodes {
+                    marks[index].firedPass = pass
+                    // Most nodes have one group, read without the node or its list.
+                    if let group = marks[index].onlyGroup {
                         appendSortKey(for: group)
-                        return
+                        continue
                     }
-                    node.groups.withUnsafeBufferPointer { groups in
-                        for index in groups.indices {
-                            appendSortKey(for: Unmanaged.passUnretained(groups[index]))
+                    Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { node in
+                        #if DEBUG
+                            let changes = node.changes
+                            defer { assert(node.changes == changes, "a node's groups changed while a pass read them") }
+                        #endif
+                        node.groups.withUnsafeBufferPointer { groups in
+                            for index in groups.indices {
+                                appendSortKey(for: Unmanaged.passUnretained(groups[index]))
+                            }
                         }
                     }
                 }
@@ -474,9 +552,7 @@ final class SelectionEngine {
         if !inCallOrder {
             sortKeys.sort { $0.order < $1.order }
         }
-        // The pass's own references to the groups, in call order (`endPass()` releases them), and
-        // the runs: each consumer's groups, next to each other after the sort.
-        assert(mergedGroups.isEmpty, "a pass kept the groups of the last one")
+        // The runs: each consumer's groups, next to each other after the sort.
         runs.removeAll(keepingCapacity: true)
         var start = 0
         while start < sortKeys.count {
@@ -490,10 +566,6 @@ final class SelectionEngine {
             runs.append(end - start == 1 ? Run(order: order, start: start, end: end) : orderRun(from: start, to: end))
             start = end
         }
-        mergedGroups.append(contentsOf: sortKeys.lazy.map { $0.group.takeRetainedValue() })
-        sortKeys.removeAll(keepingCapacity: true)
-        firedGroups = mergedGroups
-        mergedGroups = []
         return runs.count
     }
 
@@ -506,7 +578,7 @@ final class SelectionEngine {
         var isSorted = true
         for index in start..<end {
             if sortKeys[index].first == 0 {
-                // Alive: the key holds a reference to its group (see ``SortKey/group``).
+                // Alive until the pass ends (see ``SortKey/group``).
                 sortKeys[index].group._withUnsafeGuaranteedRef { group in
                     sortKeys[index].first = group.firstLiveMember
                     sortKeys[index].last = group.lastLiveMember
@@ -544,35 +616,40 @@ final class SelectionEngine {
     /// Calls the members of run `index` of the pass in progress (one consumer's fired groups), in
     /// member order.
     func deliverRun(_ index: Int, state: UnsafeMutableRawPointer) {
-        let run = eachGroupIsARun ? Run(order: runOrder(at: index), start: index, end: index + 1) : runs[index]
-        cursor.order = run.order
         // A group whose consumer left during the pass is skipped (see `isDue`): if it came back,
         // here or in another engine, it heard the change as it came back.
         let pass = passNumber
-        // The buffer outlives the callbacks below: `firedGroups` changes only in `evaluate` and
-        // `endPass()`, never during a pass (`evaluate` asserts it).
-        firedGroups.withUnsafeBufferPointer { groups in
-            if run.end - run.start == 1 {
-                Unmanaged.passUnretained(groups[run.start])._withUnsafeGuaranteedRef { group in
-                    if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
-                }
-            } else if run.inMemberOrder {
-                // One member per group (closure selectors), sorted by it already, or groups whose
-                // members do not interleave (one key path each, say, all changed by one action):
-                // group after group is member order, with no merge. Found as the pass began, and
-                // still so: members added since wait for the pass's end, removals only take some
-                // out. Unretained, as in `deliverRuns(state:)`.
+        guard !eachGroupIsARun else {
+            cursor.order = runOrder(at: index)
+            // Unretained: `firedGroups` keeps the group alive until `endPass()`.
+            Unmanaged.passUnretained(firedGroups[index])._withUnsafeGuaranteedRef { group in
+                if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
+            }
+            return
+        }
+        let run = runs[index]
+        cursor.order = run.order
+        // The buffer outlives the callbacks below: `sortKeys` changes only in `evaluate` and
+        // `endPass()`, never during a pass (`evaluate` asserts it). Its groups stay alive until
+        // the pass ends (see ``SortKey/group``).
+        sortKeys.withUnsafeBufferPointer { keys in
+            let keys = UnsafeBufferPointer(rebasing: keys[run.start..<run.end])
+            if run.inMemberOrder {
+                // One group; or one member per group (closure selectors, key paths on distinct
+                // fields), sorted by it already; or groups whose members do not interleave: group
+                // after group is member order, with no merge. Found as the pass began, and still
+                // so: members added since wait for the pass's end, removals only take some out.
                 assert(
-                    membersFollowEachOther(groups[run.start..<run.end]),
+                    membersFollowEachOther(keys.lazy.map { $0.group.takeUnretainedValue() }),
                     "a consumer's fired groups came to interleave during a pass")
-                for index in run.start..<run.end {
-                    Unmanaged.passUnretained(groups[index])._withUnsafeGuaranteedRef { group in
+                for key in keys {
+                    key.group._withUnsafeGuaranteedRef { group in
                         if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
                     }
                 }
             } else {
-                let due = groups[run.start..<run.end].filter { isDue($0, inPass: pass) }
-                deliver(due, ordered: false, state: state)
+                let due = keys.lazy.map { $0.group.takeUnretainedValue() }.filter { self.isDue($0, inPass: pass) }
+                deliver(Array(due), ordered: false, state: state)
             }
         }
     }
@@ -668,10 +745,20 @@ final class SelectionEngine {
         if !runs.isEmpty {
             runs.removeAll(keepingCapacity: true)
         }
+        if !sortKeys.isEmpty {
+            #if DEBUG
+                // Every group is alive still: those that left are in `leftDuringPass`.
+                for key in sortKeys {
+                    key.group._withUnsafeGuaranteedRef { $0.passHolds -= 1 }
+                }
+            #endif
+            // Unretained keys: emptying the list releases nothing, and keeps its buffer.
+            sortKeys.removeAll(keepingCapacity: true)
+        }
         // Released last, with the pass over: releasing a group that left during the pass may run
         // a deinit that removes another consumer. Nothing of the pass stays behind: a group that
         // left keeps nothing of its consumer's alive past the pass.
-        var fired = firedGroups
+        let fired = firedGroups
         firedGroups = []
         if !firedEntries.isEmpty {
             firedEntries = []
@@ -679,17 +766,11 @@ final class SelectionEngine {
         if firedRows != nil {
             firedRows = nil
         }
-        if eachGroupIsARun {
-            // The node's own list, shared.
-            withExtendedLifetime(fired) {}
-        } else {
-            // The pass's merged list, which nothing else holds now: emptied in place, then kept
-            // for the next such pass (unless a deinit meanwhile ran one and kept its own).
-            fired.removeAll(keepingCapacity: true)
-            if mergedGroups.capacity == 0 {
-                mergedGroups = fired
-            }
+        var left: [MemberGroup] = []
+        if !leftDuringPass.isEmpty {
+            swap(&left, &leftDuringPass)
         }
+        withExtendedLifetime((fired, left)) {}
     }
 
     /// Calls the members of several groups of one consumer interleaved by member identifier (the

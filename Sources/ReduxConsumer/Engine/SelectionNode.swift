@@ -6,17 +6,6 @@
 /// consumers watch it; a consumer none of whose nodes fired costs nothing. Confined to the
 /// engine's drain.
 final class SelectionNode {
-    /// The attached group while it is the only one, unretained (`groups` holds it), else `nil`: a
-    /// pass that fired several nodes reads it here, beside ``firedPass``, instead of in the
-    /// buffer of `groups` (a cache line less per fired node once the nodes outgrow the cache).
-    /// Kept in step with `groups` by ``attach(_:)`` and ``detach(_:)``, the only changes of
-    /// `groups` while the engine lives; debug passes assert it. `@exclusivity(unchecked)` as
-    /// ``firedPass``.
-    @exclusivity(unchecked) private(set) var onlyGroup: Unmanaged<MemberGroup>?
-    /// The engine's number of the last pass in which the node fired. `@exclusivity(unchecked)`:
-    /// written for every fired node of a pass, where the dynamic check costs more than the write;
-    /// the node is confined to its engine's drain and no access spans a user callback.
-    @exclusivity(unchecked) var firedPass: UInt64 = 0
     /// What lets other groups attach; `nil` for a node only its first group may use (closure
     /// selectors, `isEqual`, `.pulse`).
     let key: GroupKey?
@@ -71,21 +60,6 @@ final class SelectionNode {
         }
         group.members.useRows(soleRows, order: group.order)
         soleRows?.didAttach(group, at: index, of: groups)
-        noteOnlyGroup()
-    }
-
-    /// Whether ``onlyGroup`` is in step with `groups` (debug builds assert it on every pass that
-    /// reads it).
-    var isOnlyGroupInStep: Bool {
-        if let onlyGroup {
-            return groups.count == 1 && onlyGroup.takeUnretainedValue() === groups[0]
-        }
-        return groups.count != 1
-    }
-
-    /// Sets ``onlyGroup`` after a change of `groups`.
-    private func noteOnlyGroup() {
-        onlyGroup = groups.count == 1 ? Unmanaged.passUnretained(groups[0]) : nil
     }
 
     /// Detaches `group`.
@@ -105,7 +79,6 @@ final class SelectionNode {
                 entries.remove(at: index)
                 group.members.useRows(nil, order: 0)
                 soleRows?.didDetach(at: index, leaving: groups)
-                noteOnlyGroup()
                 return
             }
             index += 1
