@@ -313,9 +313,13 @@ final class SelectionEngine {
 
     /// Whether the pass in progress, number `pass`, is to call `group`: not when its consumer came
     /// back during the pass (it heard the change as it came back) or left during it.
+    ///
+    /// The group is asked only during a pass that marked some group skipped (see
+    /// ``RunCursor/skipPass``): the question reads a word the call does not, often on another
+    /// cache line of the group.
     @inline(__always)
     private func isDue(_ group: MemberGroup, inPass pass: UInt64) -> Bool {
-        !group.isSkipped(inPass: pass, of: ObjectIdentifier(self))
+        cursor.skipPass != pass || !group.isSkipped(inPass: pass, of: ObjectIdentifier(self))
     }
 
     /// The groups of `registration` whose change is being delivered (by a pass or as it comes
