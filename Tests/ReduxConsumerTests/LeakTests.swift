@@ -73,6 +73,40 @@ struct LeakTests {
         #expect(store.subscriberCount == 0)
     }
 
+    @Test func selectionsThatLeaveDuringAPassThatFiredSeveralAreFreedAsItEnds() {
+        // The first consumer's callback removes every member of the second, whose two closure
+        // selectors fired in the same pass: a pass over several nodes lists their groups without
+        // retaining them, so the groups must outlive the removal until the pass ends (debug
+        // builds assert it as a group is freed; AddressSanitizer sees a use after free), must not
+        // be called, and must be freed once the pass is over.
+        let store = makeStore()
+        let watch = LeakWatch()
+        let calls = Captured()
+        let first = StateConsumer<AppState>()
+        let second = StateConsumer<AppState>()
+        do {
+            let captured = watch.track(Captured())
+            second.add({ $0.counter }) { _ in
+                captured.touch()
+                calls.touch()
+            }
+            second.add({ $0.counter * 2 }) { _ in
+                captured.touch()
+                calls.touch()
+            }
+        }
+        first.add({ $0.counter }) { _ in second.removeAll() }
+        let subscriptions = [store.subscribe(first), store.subscribe(second)]
+        store.dispatch(CounterAction.increment)
+        #expect(calls.touches == 0)
+        #expect(watch.survivors.isEmpty, "\(watch.survivors)")
+        // The store goes on: its next pass over several nodes starts clean.
+        first.add({ $0.counter * 3 }) { _ in calls.touch() }
+        store.dispatch(CounterAction.increment)
+        #expect(calls.touches == 1)
+        withExtendedLifetime(subscriptions) {}
+    }
+
     @Test func keptTokensKeepNothingAlive() {
         let watch = LeakWatch()
         var tokens: [any Cancellable] = []
