@@ -518,6 +518,7 @@ final class SelectionEngine {
                     marks[node.index].firedPass = pass
                 }
                 for group in node.groups {
+                    // Held by the node's list, and past it by ``SortKey/group``'s rule.
                     appendSortKey(for: Unmanaged.passUnretained(group))
                 }
             }
