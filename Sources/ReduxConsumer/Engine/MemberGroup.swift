@@ -49,6 +49,10 @@ final class MemberGroup {
     let key: GroupKey?
     /// The node evaluating the group's selection, while the group is in an engine.
     var node: SelectionNode?
+    /// Where the group sits in its registration's ``Registration/groups`` (-1 once it left), so
+    /// that a group leaves it in O(1): a consumer whose members are removed one by one does not
+    /// scan its groups for each.
+    var registrationIndex = -1
 
     /// Whether pass `pass` of `engine` skips the group.
     @inlinable

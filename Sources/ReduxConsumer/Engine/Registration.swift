@@ -16,7 +16,8 @@ final class Registration {
     var engine: SelectionEngine?
     /// Groups by selection key, for members joining them.
     @exclusivity(unchecked) var groupsByKey: [GroupKey: MemberGroup] = [:]
-    /// Every group, keyed or not.
+    /// Every group, keyed or not, in no particular order: a group leaves by swapping with the last
+    /// one (see ``MemberGroup/registrationIndex``).
     @exclusivity(unchecked) var groups: [MemberGroup] = []
     /// The group of every admitted member, by identifier: removal finds a member by two binary
     /// searches, with no hashing and 16 bytes per member. Never iterated, so nothing waits in its
@@ -45,15 +46,25 @@ final class Registration {
     }
 
     func add(_ group: MemberGroup) {
+        assert(group.registrationIndex < 0, "a group added to a registration twice")
+        group.registrationIndex = groups.count
         groups.append(group)
         if let key = group.key {
             groupsByKey[key] = group
         }
     }
 
+    /// Takes `group` out in O(1): the last group takes its place.
     func remove(_ group: MemberGroup) {
-        if let index = groups.firstIndex(where: { $0 === group }) {
-            groups.remove(at: index)
+        let index = group.registrationIndex
+        if index >= 0 {
+            assert(groups[index] === group, "a group's index in its registration out of step")
+            let last = groups.removeLast()
+            if last !== group {
+                groups[index] = last
+                last.registrationIndex = index
+            }
+            group.registrationIndex = -1
         }
         if let key = group.key, groupsByKey[key] === group {
             groupsByKey.removeValue(forKey: key)
@@ -97,6 +108,9 @@ final class Registration {
             group.members.silence()
             removed += group.members.removeAll()
             engine?.detach(group)
+        }
+        for group in groups {
+            group.registrationIndex = -1
         }
         groups.removeAll()
         groupsByKey.removeAll()
