@@ -119,6 +119,59 @@ func concurrentDispatch(_ sizes: Sizes) -> Report {
     return report
 }
 
+/// L1: one consumer's members, each on a selection of its own (closure selectors), added and then
+/// removed one by one in a random (seeded) order, for N/10 and N members (N = `s6Cycles`): the
+/// cost per member at both sizes, and its growth. A removal that scanned the consumer's
+/// selections would make it grow with N; a linear one keeps it flat, but for the cache: at N the
+/// members outgrow it, and a removal in random order finds its objects cold. So the figure is
+/// reported, not judged; `Benchmarks/RESULTS.md` has the instructions callgrind counts, which
+/// the cache does not move.
+func removalOneByOne(_ sizes: Sizes) -> Report {
+    let counts = [sizes.s6Cycles / 10, sizes.s6Cycles]
+    let sink = Sink()
+    var failure: String?
+    var perMember: [Double] = []
+    var best: [Double] = []
+    for count in counts {
+        let store = Store(initialState: BenchState(), reducer: benchReducer)
+        let consumer = StateConsumer<BenchState>()
+        let subscription = store.subscribe(consumer)
+        var random = SplitMix64(seed: 0x5EED_0001)
+        var tokens: [ConsumerToken] = []
+        tokens.reserveCapacity(count)
+        let timings = measure(
+            repetitions: sizes.repetitions,
+            [
+                Variant(operations: count) {
+                    for index in 0..<count {
+                        tokens.append(consumer.add({ $0.f0 &+ index }) { _, new in sink.record(new) })
+                    }
+                    tokens.shuffle(using: &random)
+                    for token in tokens {
+                        consumer.remove(token)
+                    }
+                    tokens.removeAll(keepingCapacity: true)
+                    if consumer.count != 0 { failure = "\(consumer.count) members left after removal" }
+                }
+            ]
+        )
+        subscription.cancel()
+        perMember.append(timings[0].median)
+        best.append(timings[0].min)
+    }
+    var report = Report(
+        scenario: "L1",
+        title: "\(grouped(counts[1])) closure members of one consumer added, then removed one by one",
+        nsPerOp: perMember[1],
+        minNsPerOp: best[1],
+        ratios: [("growth_per_member", perMember[1] / perMember[0])],
+        figures: [("ns_per_member_at_n_over_10", perMember[0])],
+        target: "reported: cost per member at N over N/10 (flat when linear, beyond the cache)"
+    )
+    report.failure = failure
+    return report
+}
+
 /// A sink for the memory scenarios' callbacks, global so their closures capture nothing: the
 /// figure is then the library's cost per consumer, not the callback's captures.
 private let memorySink = Sink()

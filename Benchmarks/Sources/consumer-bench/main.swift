@@ -46,6 +46,7 @@ run("S4", "selective closures") { selectiveClosures(sizes) }
 run("S5", "large state") { largeState(sizes, selectiveNsPerOp: selectiveNsPerOp) }
 run("S6", "churn") { churn(sizes) }
 run("S7", "concurrent") { concurrentDispatch(sizes) }
+run("L1", "members removed one by one") { removalOneByOne(sizes) }
 run("A1", "reducer appending to a growing array") { appendingReducer(sizes) }
 run("M1", "memory per consumer") {
     memoryPerConsumer(sizes, scenario: "M1", title: "memory, \(sizes.memoryConsumers) consumers", state: BenchState())
