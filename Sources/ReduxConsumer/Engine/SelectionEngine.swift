@@ -30,6 +30,8 @@ final class SelectionEngine {
     /// What a pass reads and writes of each fired node, at the node's index, so that a pass that
     /// fired several nodes touches the node itself only when it has several groups (see
     /// ``NodeMark``). Changes with `nodes`; debug passes check each fired node's mark.
+    // `@exclusivity(unchecked)`: as the other tables (confined to the drain; the pass's loop over
+    // it runs no user code, and a callback's attach or detach changes it between accesses).
     @exclusivity(unchecked) private var marks: [NodeMark] = []
     /// Counts the nodes made and dropped: a pass whose selectors changed the list (a misbehaving
     /// selector that adds or removes consumers) finds its nodes' marks through the nodes.
@@ -60,6 +62,8 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var sortKeys: [SortKey] = []
     /// Groups that left their node during the pass in progress, kept alive until it ends: the
     /// pass's list of groups (`sortKeys`) holds them unretained (see ``SortKey/group``).
+    // `@exclusivity(unchecked)`: confined to the drain; appended by a detach (between callbacks),
+    // emptied by `endPass()` (swapped out before anything is released).
     @exclusivity(unchecked) private var leftDuringPass: [MemberGroup] = []
     /// Whether a pass is between ``evaluate(_:)`` (with something fired) and ``endPass()``.
     @exclusivity(unchecked) private var isPassing = false
@@ -368,6 +372,8 @@ final class SelectionEngine {
 
     /// Sets the ``NodeMark/onlyGroup`` of `node` after a change of its groups.
     private func noteOnlyGroup(of node: SelectionNode) {
+        // Unretained: `node.groups` holds it while it is there, and every change of that list
+        // comes through here (checked by `isMarkInStep` on every pass).
         marks[node.index].onlyGroup = node.groups.count == 1 ? Unmanaged.passUnretained(node.groups[0]) : nil
     }
 
@@ -490,6 +496,8 @@ final class SelectionEngine {
         var previousOrder: UInt64 = 0
         @inline(__always)
         func appendSortKey(for group: Unmanaged<MemberGroup>) {
+            // Guaranteed: the group is in a node's list, which nothing changes until this
+            // function's caller returns (no user code runs; debug builds check `node.changes`).
             group._withUnsafeGuaranteedRef { group in
                 let order = group.order
                 if order < previousOrder {
@@ -528,6 +536,7 @@ final class SelectionEngine {
                     assert(isMarkInStep(index), "a node's only group out of step with its groups")
                 }
             #endif
+            // The buffer does not outlive the loop, which runs no user code and changes no node.
             marks.withUnsafeMutableBufferPointer { marks in
                 for index in firedNodes {
                     marks[index].firedPass = pass
