@@ -18,7 +18,7 @@ struct Options {
         USAGE: consumer-bench [--filter <text>] [--quick] [--json] [--help]
 
         Runs the ReduxConsumer benchmarks (S1–S11, L1, M1–M3, R1–R2, the StateDiff family D1–D6, and the
-        scaling families N1–N3 and P1–P4) and prints, for each scenario, the median and minimum time
+        scaling families N1–N4 and P1–P4) and prints, for each scenario, the median and minimum time
         per operation and its ratio to the in-run baselines: "floor" (a hand-written loop, no
         library) and "naive" (whole-state comparison per consumer). A family prints one row per
         size; "growth" is a row's time over the same row with a tenth of the selectors.

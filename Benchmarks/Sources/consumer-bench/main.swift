@@ -73,6 +73,7 @@ let scalingSizes = options.isQuick ? ScalingSizes.quick : ScalingSizes.full
 run("N1", "scaling, selectors on distinct slots", rows: { scalingFamily(scalingSizes) })
 run("N2", "scaling, consumers on one key path", rows: { oneKeyPathFamily(scalingSizes) })
 run("N3", "scaling, many groups fire at once", rows: { manyGroupsFire(scalingSizes) })
+run("N4", "scaling reference: the machine's growth", rows: { cacheReference(scalingSizes) })
 run("P1", "pages watching one global key path", rows: { pagesWatchingOneKeyPath(scalingSizes) })
 run("P2", "idle pages: P2 global dispatch, P3 memory", rows: { idlePages(scalingSizes) })
 run("P4", "pages coming and going on one global key path") { pagesComingAndGoing(scalingSizes) }
