@@ -35,7 +35,7 @@ struct ScalingFloor {
             case .keyPath where MemoryLayout<ScalingState>.offset(of: firing.keyPath(index)) == nil:
                 let keyPath = firing.keyPath(index)
                 select = { $0[keyPath: keyPath] }
-            case .keyPath, .closure:
+            case .keyPath, .closure, .closureValue:
                 select = firing.selector(index)
             }
             return Entry(select: select, last: select(state)) { old, new in sink.recordStep(from: old, to: new) }

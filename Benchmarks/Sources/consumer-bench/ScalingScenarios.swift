@@ -5,7 +5,8 @@
 #endif
 
 /// N1: N selectors on distinct slots, 1%, 10% or 100% of them firing per dispatch, in one
-/// consumer or in N consumers, key paths and closures, each row against its floor.
+/// consumer or in N consumers, key paths and closures, each row against its floor; then, at the
+/// first fraction only (1%), closure values (see ``SelectorKind/closureValue``).
 ///
 /// The rows of one selector kind and fraction (both layouts, every N) are measured together,
 /// interleaved, so that the growth and "N consumers ÷ 1 consumer" are in-run ratios; they are
@@ -16,6 +17,9 @@ func scalingFamily(_ sizes: ScalingSizes) -> [Report] {
         for period in sizes.firingPeriods {
             rows += scalingSeriesPair(sizes, id: "N1", selector: selector, firing: .slots(period: period))
         }
+    }
+    if let period = sizes.firingPeriods.first {
+        rows += scalingSeriesPair(sizes, id: "N1", selector: .closureValue, firing: .slots(period: period))
     }
     return rows
 }
