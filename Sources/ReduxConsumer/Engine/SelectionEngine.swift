@@ -419,7 +419,8 @@ final class SelectionEngine {
     // MARK: The pass
 
     /// Evaluates every node with the state at `state` and orders the groups to call; returns the
-    /// number of fired runs (one per consumer), to call in order with ``deliverRun(_:state:)``.
+    /// number of fired runs (one per consumer), to call in order with ``deliverRuns(state:)`` or
+    /// ``withRunDelivery(state:_:)``.
     ///
     /// - Complexity: One evaluation per distinct selection; when one node fired, nothing per
     ///   group (the pass walks the node's own list); when several fired, O(g log g) in the fired
@@ -627,29 +628,22 @@ final class SelectionEngine {
         eachGroupIsARun ? firedGroups[index].orderInPass(passNumber, of: ObjectIdentifier(self)) : runs[index].order
     }
 
-    /// Calls the members of run `index` of the pass in progress (one consumer's fired groups), in
-    /// member order.
-    func deliverRun(_ index: Int, state: UnsafeMutableRawPointer) {
+    /// Calls the members of fired group `index` of a pass that fired one node, where each group
+    /// is a run of its own (one consumer's).
+    private func deliverGroupRun(_ index: Int, state: UnsafeMutableRawPointer) {
         // A group whose consumer left during the pass is skipped (see `isDue`): if it came back,
         // here or in another engine, it heard the change as it came back.
         let pass = passNumber
-        guard !eachGroupIsARun else {
-            cursor.order = runOrder(at: index)
-            // Unretained: `firedGroups` keeps the group alive until `endPass()`.
-            Unmanaged.passUnretained(firedGroups[index])._withUnsafeGuaranteedRef { group in
-                if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
-            }
-            return
-        }
-        // The buffer outlives the callbacks: `sortKeys` changes only in `evaluate` and
-        // `endPass()`, never during a pass (`evaluate` asserts it).
-        sortKeys.withUnsafeBufferPointer { keys in
-            deliverRun(runs[index], of: keys, state: state)
+        cursor.order = runOrder(at: index)
+        // Unretained: `firedGroups` keeps the group alive until `endPass()`.
+        Unmanaged.passUnretained(firedGroups[index])._withUnsafeGuaranteedRef { group in
+            if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
         }
     }
 
-    /// Calls the members of `run`, whose groups are in `keys` (the pass's `sortKeys`, borrowed for
-    /// the whole delivery by the caller), in member order.
+    /// Calls the members of `run` (one consumer's fired groups in a pass that fired several
+    /// nodes), whose groups are in `keys` (the pass's `sortKeys`, borrowed for the whole delivery
+    /// by the caller), in member order.
     ///
     /// Borrowing the keys once for every run is what keeps a pass of many consumers linear in
     /// its callbacks alone: taking the buffer per run retains and releases it per consumer (two
@@ -698,6 +692,23 @@ final class SelectionEngine {
             previousLast = group.lastLiveMember
         }
         return true
+    }
+
+    /// Calls `body` with a function that calls the members of run `index` of the pass in progress
+    /// (one consumer's fired groups), in member order, for a caller that interleaves the runs by
+    /// ``runOrder(at:)`` with calls of its own: a store's closure subscribers. The pass's sort
+    /// keys are borrowed once for the whole of `body`, not once per run (see
+    /// ``deliverRun(_:of:state:)``).
+    func withRunDelivery(state: UnsafeMutableRawPointer, _ body: (_ deliverRun: (_ index: Int) -> Void) -> Void) {
+        guard !eachGroupIsARun else {
+            body { deliverGroupRun($0, state: state) }
+            return
+        }
+        // The buffer outlives the callbacks: `sortKeys` and `runs` change only in `evaluate` and
+        // `endPass()`, never during a pass (`evaluate` asserts it).
+        sortKeys.withUnsafeBufferPointer { keys in
+            body { index in deliverRun(runs[index], of: keys, state: state) }
+        }
     }
 
     /// Calls every run of the pass in progress, in order (when no closure subscriber interleaves).

@@ -93,14 +93,16 @@ extension Store {
         }
         var slot = 0
         var run = 0
-        while slot < end || run < runs {
-            if run < runs, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot) {
-                engine.deliverRun(run, state: UnsafeMutableRawPointer(core.state))
-                run += 1
-                continue
+        engine.withRunDelivery(state: UnsafeMutableRawPointer(core.state)) { deliverRun in
+            while slot < end || run < runs {
+                if run < runs, slot == end || engine.runOrder(at: run) < core.closures.identifier(atSlot: slot) {
+                    deliverRun(run)
+                    run += 1
+                    continue
+                }
+                callClosure(core, atSlot: slot, old: old, new: new)
+                slot += 1
             }
-            callClosure(core, atSlot: slot, old: old, new: new)
-            slot += 1
         }
     }
 
