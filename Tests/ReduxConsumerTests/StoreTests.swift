@@ -156,4 +156,40 @@ struct StoreTests {
         #expect(mirror.state.counter == 10)
         subscription.cancel()
     }
+
+    /// Subscription order when one action changes several selections: closure subscribers between
+    /// consumers, and each consumer's members in the order they were added, across its groups
+    /// (here a key path's group with its first and third members, a closure's with its second,
+    /// so the two groups' members interleave). The pass calls each consumer's fired groups as one
+    /// run between the closure subscribers.
+    @Test func subscribersHearAnActionThatFiresSeveralSelectionsInSubscriptionOrder() {
+        let store = makeStore()
+        let log = Recorder<String>()
+        let first = StateConsumer<AppState>()
+        first.add(\.counter) { _, new in log.append("first 1: \(new)") }
+        first.add({ $0.counter * 10 }) { _, new in log.append("first 2: \(new)") }
+        first.add(\.counter) { _, new in log.append("first 3: \(new)") }
+        let second = StateConsumer<AppState>()
+        second.add({ $0.counter + 100 }) { _, new in log.append("second 1: \(new)") }
+        second.add({ $0.counter + 200 }) { _, new in log.append("second 2: \(new)") }
+        let subscriptions = [
+            store.subscribe { _, new in log.append("closure A: \(new.counter)") },
+            store.subscribe(first),
+            store.subscribe { _, new in log.append("closure B: \(new.counter)") },
+            store.subscribe(second),
+            store.subscribe { _, new in log.append("closure C: \(new.counter)") },
+        ]
+
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.increment)
+
+        let expected = [1, 2].flatMap { value in
+            [
+                "closure A: \(value)", "first 1: \(value)", "first 2: \(value * 10)", "first 3: \(value)",
+                "closure B: \(value)", "second 1: \(value + 100)", "second 2: \(value + 200)", "closure C: \(value)",
+            ]
+        }
+        #expect(log.values == expected)
+        for subscription in subscriptions { subscription.cancel() }
+    }
 }
