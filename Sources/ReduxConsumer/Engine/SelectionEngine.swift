@@ -587,39 +587,43 @@ final class SelectionEngine {
     /// Orders one consumer's fired groups, `sortKeys[start..<end]`, by their first live member,
     /// and returns their run.
     private func orderRun(from start: Int, to end: Int) -> Run {
-        var run = Run(order: sortKeys[start].order, start: start, end: end)
-        // A group of one member came with it (see ``MemberGroup/soleMember``); any other answers
-        // two questions, back to back while its list is in the cache.
-        var isSorted = true
-        for index in start..<end {
-            if sortKeys[index].first == 0 {
-                // Alive until the pass ends (see ``SortKey/group``).
-                sortKeys[index].group._withUnsafeGuaranteedRef { group in
-                    sortKeys[index].first = group.firstLiveMember
-                    sortKeys[index].last = group.lastLiveMember
+        // In place, through the buffer: sorting `sortKeys[start..<end]` through the slice would
+        // copy it, and each subscript of the engine's list would check its bounds and load its
+        // buffer again. The buffer does not outlive the closure, and nothing in it touches
+        // `sortKeys` (a group's list answers from the group's typed half; no user code runs).
+        sortKeys.withUnsafeMutableBufferPointer { all in
+            var keys = UnsafeMutableBufferPointer(rebasing: all[start..<end])
+            var run = Run(order: keys[0].order, start: start, end: end)
+            // A group of one member came with it (see ``MemberGroup/soleMember``); any other
+            // answers two questions, back to back while its list is in the cache.
+            var isSorted = true
+            var previousFirst: UInt64 = 0
+            for index in keys.indices {
+                if keys[index].first == 0 {
+                    // Alive until the pass ends (see ``SortKey/group``).
+                    keys[index].group._withUnsafeGuaranteedRef { group in
+                        keys[index].first = group.firstLiveMember
+                        keys[index].last = group.lastLiveMember
+                    }
                 }
+                if keys[index].first < previousFirst {
+                    isSorted = false
+                }
+                previousFirst = keys[index].first
             }
-            if index > start, sortKeys[index].first < sortKeys[index - 1].first {
-                isSorted = false
+            if !isSorted {
+                keys.sort { $0.first < $1.first }
             }
+            var previousLast: UInt64 = 0
+            for key in keys where key.first != .max {
+                guard key.first > previousLast else {
+                    run.inMemberOrder = false
+                    break
+                }
+                previousLast = key.last
+            }
+            return run
         }
-        if !isSorted {
-            // In place: sorting `sortKeys[start..<end]` through the slice would copy it. The
-            // buffer does not outlive the closure, and nothing else touches `sortKeys` meanwhile.
-            sortKeys.withUnsafeMutableBufferPointer { keys in
-                var run = UnsafeMutableBufferPointer(rebasing: keys[start..<end])
-                run.sort { $0.first < $1.first }
-            }
-        }
-        var previousLast: UInt64 = 0
-        for index in start..<end where sortKeys[index].first != .max {
-            guard sortKeys[index].first > previousLast else {
-                run.inMemberOrder = false
-                break
-            }
-            previousLast = sortKeys[index].last
-        }
-        return run
     }
 
     /// The call order of run `index` of the pass in progress (closure subscribers interleave by
