@@ -657,26 +657,29 @@ final class SelectionEngine {
         // A group whose consumer left during the pass is skipped (see `isDue`).
         let pass = passNumber
         cursor.order = run.order
+        // The keys the caller borrowed are still the engine's list: callbacks of earlier runs
+        // changed nothing in it (a pass never starts before `endPass()`), checked in debug builds.
+        assert(
+            sortKeys.withUnsafeBufferPointer { $0.baseAddress == keys.baseAddress && $0.count == keys.count },
+            "the sort keys changed while a pass delivered from them")
         // The run's groups stay alive until the pass ends (see ``SortKey/group``).
-        do {
-            let keys = UnsafeBufferPointer(rebasing: keys[run.start..<run.end])
-            if run.inMemberOrder {
-                // One group; or one member per group (closure selectors, key paths on distinct
-                // fields), sorted by it already; or groups whose members do not interleave: group
-                // after group is member order, with no merge. Found as the pass began, and still
-                // so: members added since wait for the pass's end, removals only take some out.
-                assert(
-                    membersFollowEachOther(keys.lazy.map { $0.group.takeUnretainedValue() }),
-                    "a consumer's fired groups came to interleave during a pass")
-                for key in keys {
-                    key.group._withUnsafeGuaranteedRef { group in
-                        if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
-                    }
+        let keys = UnsafeBufferPointer(rebasing: keys[run.start..<run.end])
+        if run.inMemberOrder {
+            // One group; or one member per group (closure selectors, key paths on distinct
+            // fields), sorted by it already; or groups whose members do not interleave: group
+            // after group is member order, with no merge. Found as the pass began, and still
+            // so: members added since wait for the pass's end, removals only take some out.
+            assert(
+                membersFollowEachOther(keys.lazy.map { $0.group.takeUnretainedValue() }),
+                "a consumer's fired groups came to interleave during a pass")
+            for key in keys {
+                key.group._withUnsafeGuaranteedRef { group in
+                    if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
                 }
-            } else {
-                let due = keys.lazy.map { $0.group.takeUnretainedValue() }.filter { self.isDue($0, inPass: pass) }
-                deliver(Array(due), ordered: false, state: state)
             }
+        } else {
+            let due = keys.lazy.map { $0.group.takeUnretainedValue() }.filter { self.isDue($0, inPass: pass) }
+            deliver(Array(due), ordered: false, state: state)
         }
     }
 
