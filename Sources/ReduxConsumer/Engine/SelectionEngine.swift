@@ -809,18 +809,19 @@ final class SelectionEngine {
         // Released last, with the pass over: releasing a group that left during the pass may run
         // a deinit that removes another consumer. Nothing of the pass stays behind: a group that
         // left keeps nothing of its consumer's alive past the pass.
-        let fired = firedGroups
-        firedGroups = []
         if !firedEntries.isEmpty {
             firedEntries = []
         }
         if firedRows != nil {
             firedRows = nil
         }
+        // A pass that fired nothing (most of them) has nothing to release: not even an empty
+        // list, whose release is a call into the runtime.
+        guard !firedGroups.isEmpty || !leftDuringPass.isEmpty else { return }
+        let fired = firedGroups
+        firedGroups = []
         var left: [MemberGroup] = []
-        if !leftDuringPass.isEmpty {
-            swap(&left, &leftDuringPass)
-        }
+        swap(&left, &leftDuringPass)
         withExtendedLifetime((fired, left)) {}
     }
 

@@ -13,16 +13,18 @@ extension Store {
     // no call.
     @inline(__always)
     func notify(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
-        guard !core.closures.isEmpty || (core.engine?.nodeCount ?? 0) > 0 || !core.listeners.isEmpty || core.hasEffects
+        guard
+            !core.closures.isEmpty || (core.withEngine { $0.nodeCount } ?? 0) > 0 || !core.listeners.isEmpty
+                || core.hasEffects
         else { return }
         notifyEveryone(core, old: old, action: action)
     }
 
     @inline(never)
     private func notifyEveryone(_ core: StoreCore<State>, old: UnsafeMutableRawPointer?, action: any Action) {
-        let engine = core.engine
+        // The engine is read through `withEngine` each time, unretained: a plain load.
         let hasClosures = !core.closures.isEmpty
-        let hasNodes = (engine?.nodeCount ?? 0) > 0
+        let hasNodes = (core.withEngine { $0.nodeCount } ?? 0) > 0
         // Published before anyone hears of the action: a callback that tells another thread must
         // let that thread read the new state. (With no one to notify, it waits for the job's end.)
         drain.publishIfNeeded()
@@ -33,18 +35,17 @@ extension Store {
         // for the next action, whichever part of the pass added it.
         core.closures.beginIteration()
         core.listeners.beginIteration()
-        engine?.holdsInstantCalls = true
+        core.withEngine { $0.holdsInstantCalls = true }
         let wasCallingConsumers = core.isCallingConsumers
         core.isCallingConsumers = true
-        let runs = hasNodes ? engine?.evaluate(UnsafeMutableRawPointer(state)) ?? 0 : 0
+        let runs = hasNodes ? core.withEngine { $0.evaluate(UnsafeMutableRawPointer(state)) } ?? 0 : 0
         if hasClosures, let old {
-            notifyClosures(
-                core, old: old.assumingMemoryBound(to: State.self), new: state, consumerRuns: runs, engine: engine)
+            notifyClosures(core, old: old.assumingMemoryBound(to: State.self), new: state, consumerRuns: runs)
         } else if runs > 0 {
-            engine?.deliverRuns(state: UnsafeMutableRawPointer(state))
+            core.withEngine { $0.deliverRuns(state: UnsafeMutableRawPointer(state)) }
         }
         // Read again: a consumer subscribed during the pass may have brought the engine.
-        core.engine?.endPass()
+        core.withEngine { $0.endPass() }
         core.isCallingConsumers = wasCallingConsumers
         if !core.listeners.isEmpty || core.hasEffects {
             // A page hears a forwarded global action as the action itself: its listeners, its
@@ -76,11 +77,10 @@ extension Store {
         _ core: StoreCore<State>,
         old: UnsafeMutablePointer<State>,
         new: UnsafeMutablePointer<State>,
-        consumerRuns runs: Int,
-        engine: SelectionEngine?
+        consumerRuns runs: Int
     ) {
         let end = core.closures.slotCount
-        guard runs > 0, let engine else {
+        guard runs > 0, let engine = core.engine else {
             // No consumer to interleave with (the common case of many closure subscribers): a
             // plain loop over the slots, at one published call level, where naming the next call
             // ends the previous one (nothing but this loop runs between two calls).

@@ -106,7 +106,7 @@ extension Store {
             core.consumers[ObjectIdentifier(consumer)] = consumer
             let engine = host.engine.value
             if core.engine == nil {
-                core.engine = engine
+                core.adopt(engine)
                 // Subscribed from inside a pass's calls: `.instantly` calls of members added
                 // during it wait for its end, as with an engine that took part in it. Not from a
                 // listener: the pass's `endPass()` is behind it, and would never release them.

@@ -45,12 +45,19 @@ final class StoreCore<State: Sendable> {
     /// the generic array).
     var effects: [Effect<State>] = []
     @exclusivity(unchecked) var hasEffects = false
-    /// The engine of the store's consumers, once one subscribed (set by the job that attaches
-    /// it); a store without consumers evaluates nothing.
+    /// The engine of the store's consumers, once one subscribed (set once, by the job that
+    /// attaches it, with ``adopt(_:)``, and never cleared); a store without consumers evaluates
+    /// nothing.
     // `@exclusivity(unchecked)`: read once per dispatch by the drain's owner, written by a job of
     // the same drain (the core is a `DrainBound` value, whose accessor checks that in debug
     // builds); the accesses are short and never overlap.
-    @exclusivity(unchecked) var engine: SelectionEngine?
+    @exclusivity(unchecked) private(set) var engine: SelectionEngine?
+    /// `engine`, unretained: what a dispatch reads, a plain load where reading `engine` would
+    /// retain and release it (two atomic operations per read, three reads per action).
+    // Unretained: `engine` holds the same object for the rest of the core's life (``adopt(_:)``
+    // sets both once; debug builds check that they agree on every read through
+    // ``withEngine(_:)``).
+    @exclusivity(unchecked) private var unretainedEngine: Unmanaged<SelectionEngine>?
 
     init(state: State, middleware: [Middleware<State>]) {
         self.state = .allocate(capacity: 1)
@@ -61,6 +68,25 @@ final class StoreCore<State: Sendable> {
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    /// Makes `engine` the store's engine of consumers: once, when the first consumer subscribes.
+    func adopt(_ engine: SelectionEngine) {
+        precondition(self.engine == nil, "a store's engine of consumers is set once")
+        self.engine = engine
+        unretainedEngine = Unmanaged.passUnretained(engine)
+    }
+
+    /// Calls `body` with the store's engine of consumers, if it has one, without retaining it.
+    @inline(__always)
+    func withEngine<Result>(_ body: (SelectionEngine) -> Result) -> Result? {
+        guard let unretainedEngine else { return nil }
+        // Guaranteed: `engine` holds it for as long as the core lives, and the caller holds the
+        // core.
+        return unretainedEngine._withUnsafeGuaranteedRef { engine in
+            assert(engine === self.engine, "a store's unretained engine out of step with its engine")
+            return body(engine)
+        }
     }
 }
 
