@@ -26,7 +26,13 @@ final class SelectionEngine {
     /// Each node's cell, at the node's index: the list a pass walks, so that evaluating a
     /// selection reads its cell and not its node. Unretained: `nodes[i]` holds `cells[i]` (its
     /// constant `cell`), and the two lists change together (debug builds check each pass).
-    @exclusivity(unchecked) private var cells: [Unmanaged<EvaluatedCell>] = []
+    @exclusivity(unchecked) private var cells = CellList()
+    /// `nodes` as a pass's evaluation found it, kept from the first change of the list during
+    /// that evaluation (a selector that adds or removes consumers) to its end: it holds the nodes,
+    /// and so the cells, that the walk reads (see ``CellList``), and the fired indices refer to
+    /// it. `nil` while the list is as the walk found it: the pass then reads `nodes` itself, and
+    /// copies no list (a copy retains and releases its buffer).
+    @exclusivity(unchecked) private var nodesAsWalked: [SelectionNode]?
     /// What a pass reads and writes of each fired node, at the node's index, so that a pass that
     /// fired several nodes touches the node itself only when it has several groups (see
     /// ``NodeMark``). Changes with `nodes`; debug passes check each fired node's mark.
@@ -355,6 +361,7 @@ final class SelectionEngine {
             node = SelectionNode(
                 key: group.key, cell: group.members.ownCell,
                 soleRows: group.key == nil ? nil : group.members.makeSoleCallRows())
+            keepNodesAsWalked()
             node.index = nodes.count
             nodes.append(node)
             cells.append(Unmanaged.passUnretained(node.cell))
@@ -400,6 +407,7 @@ final class SelectionEngine {
             noteOnlyGroup(of: node)
             return
         }
+        keepNodesAsWalked()
         let last = nodes.removeLast()
         let lastCell = cells.removeLast()
         let lastMark = marks.removeLast()
@@ -413,6 +421,13 @@ final class SelectionEngine {
         node.index = -1
         if let key = node.key, nodeByKey[key] === node {
             nodeByKey.removeValue(forKey: key)
+        }
+    }
+
+    /// Before a change of the list of nodes: during an evaluation, keeps the list it walks.
+    private func keepNodesAsWalked() {
+        if _slowPath(cells.isWalking), nodesAsWalked == nil {
+            nodesAsWalked = nodes
         }
     }
 
@@ -434,34 +449,42 @@ final class SelectionEngine {
         assert(firedNodes.isEmpty, "a pass left its fired nodes behind")
         derivations.beginPass()
         let derivations = derivations
-        // Local copies of the lists: a selector that misbehaves (adds or removes consumers) only
-        // changes the engine's copies, not the ones being walked; the copy of `nodes` keeps every
-        // node, and so every cell in the copy of `cells`, alive.
-        let nodes = self.nodes
-        let cells = self.cells
+        // The lists as they are: a selector that misbehaves (adds or removes consumers) changes
+        // the engine's lists, not the ones being walked (`cells` moves out of the walked buffer,
+        // and `nodesAsWalked` keeps the walked nodes, and so their cells, alive).
         let nodeListChanges = self.nodeListChanges
         // The first node that fired is kept aside: most passes fire one node, and then the list
         // of fired nodes is never touched (filling and emptying it costs more than the rest of
         // the bookkeeping).
         var firstFired = -1
-        cells.withUnsafeBufferPointer { cells in
-            for index in cells.indices {
-                assert(
-                    cells[index].takeUnretainedValue() === nodes[index].cell,
-                    "a node's cell out of step with the list of cells")
-                if cells[index]._withUnsafeGuaranteedRef({ $0.evaluation(state, $0, derivations) }) {
-                    if firstFired < 0 {
-                        firstFired = index
-                    } else {
-                        if firedNodes.isEmpty {
-                            firedNodes.append(firstFired)
-                        }
-                        firedNodes.append(index)
+        let walk = cells.beginWalk()
+        for index in walk.indices {
+            assert(
+                walk[index].takeUnretainedValue() === (nodesAsWalked ?? self.nodes)[index].cell,
+                "a node's cell out of step with the list of cells")
+            // Guaranteed: `nodes`, or `nodesAsWalked` once it changed, holds the cell's node.
+            if walk[index]._withUnsafeGuaranteedRef({ $0.evaluation(state, $0, derivations) }) {
+                if firstFired < 0 {
+                    firstFired = index
+                } else {
+                    if firedNodes.isEmpty {
+                        firedNodes.append(firstFired)
                     }
+                    firedNodes.append(index)
                 }
             }
         }
+        cells.endWalk()
+        // Released when the pass's evaluation returns, as the copies of the lists it once made.
+        let walkedNodes = nodesAsWalked
+        nodesAsWalked = nil
+        defer { withExtendedLifetime(walkedNodes) {} }
         guard firstFired >= 0 else { return 0 }
+        assert((walkedNodes == nil) == (self.nodeListChanges == nodeListChanges), "a change of the nodes not kept")
+        @inline(__always)
+        func walkedNode(at index: Int) -> SelectionNode {
+            walkedNodes?[index] ?? nodes[index]
+        }
         passNumber &+= 1
         isPassing = true
         cursor.order = 0
@@ -469,7 +492,7 @@ final class SelectionEngine {
             // One node fired. Its groups belong to distinct consumers, in call order: each is a
             // run. The list is shared, not copied (a group leaving during the pass copies the
             // node's).
-            let node = nodes[firstFired]
+            let node = walkedNode(at: firstFired)
             if node.index >= 0 {
                 marks[node.index].firedPass = passNumber
             }
@@ -522,7 +545,7 @@ final class SelectionEngine {
             // A selector made or dropped nodes: `firedNodes` are indices in the pass's copy of
             // the list, no longer in `marks`.
             for index in firedNodes {
-                let node = nodes[index]
+                let node = walkedNode(at: index)
                 if node.index >= 0 {
                     marks[node.index].firedPass = pass
                 }
