@@ -13,10 +13,12 @@ public struct ConsumeOptions: OptionSet, Sendable, Hashable {
     /// Fire once as soon as the value is known, with `old == new` (like SwiftUI's
     /// `onChange(of:initial: true)`).
     ///
-    /// When the ``StateConsumer`` is subscribed to a store, this happens inside `add`; otherwise
-    /// it happens when the consumer first sees a state. It happens once in the member's life, at
-    /// its first state: subscribing the consumer again (to the same store or after a
-    /// cancellation) does not repeat it.
+    /// When the ``StateConsumer`` is subscribed to a store, this happens inside `add`, except for
+    /// a member added inside a callback (of the store's pass, or of the calls a subscription makes
+    /// as it feeds the consumer its first state), whose call comes at the end of that pass, after
+    /// the members added before it; otherwise it happens when the consumer first sees a state.
+    /// It happens once in the member's life, at its first state: subscribing the consumer again
+    /// (to the same store or after a cancellation) does not repeat it.
     public static let instantly = ConsumeOptions(rawValue: 1 << 0)
 
     /// Fire for every new state, even when the selected value is equal to the last one

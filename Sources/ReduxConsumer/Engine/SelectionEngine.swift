@@ -234,6 +234,12 @@ final class SelectionEngine {
     /// members' last value with the state and calls them if it changed (in member order, as a pass
     /// would), then shares the engine's evaluation; members waiting for a first state are admitted.
     func attach(_ registration: Registration, order: UInt64, state: UnsafeMutableRawPointer) {
+        // A member added by a callback below (a catch-up or an `.instantly` call) makes its own
+        // `.instantly` call after the others, not inside its `add`.
+        holdingInstantCalls { attachHolding(registration, order: order, state: state) }
+    }
+
+    private func attachHolding(_ registration: Registration, order: UInt64, state: UnsafeMutableRawPointer) {
         assert(registration.engine == nil, "a registration attached twice")
         registration.engine = self
         registration.order = order
@@ -788,26 +794,42 @@ final class SelectionEngine {
         }
     }
 
-    /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.
-    func endPass() {
+    /// Runs `body` with the `.instantly` calls of members added meanwhile (by the callbacks it
+    /// makes) held, and makes them when it returns, in the order the members were added: never
+    /// inside `add`, always after the calls of members added before them. Inside a pass, which
+    /// holds them already, they wait for its end.
+    func holdingInstantCalls(_ body: () -> Void) {
+        guard !holdsInstantCalls else { return body() }
+        holdsInstantCalls = true
+        body()
+        makeHeldInstantCalls()
+        holdsInstantCalls = false
+    }
+
+    /// Makes the held `.instantly` calls (see ``holdingInstantCalls(_:)``).
+    private func makeHeldInstantCalls() {
         // In the order the members were added; a call may add more (they join the queue) or
         // remove some (they are skipped).
         // Each list is touched only when it holds something: emptying an empty array of references
         // still costs a call into the standard library's unspecialised code.
-        if !instantCallsAfterPass.isEmpty {
-            var next = 0
-            while next < instantCallsAfterPass.count {
-                let due = instantCallsAfterPass[next]
-                next += 1
-                guard due.registration.engine === self,
-                    due.registration.groupOfMember.element(due.member) === due.group
-                else {
-                    continue  // removed, or its consumer left, before its call
-                }
-                due.call(due.group, due.state, drain)
+        guard !instantCallsAfterPass.isEmpty else { return }
+        var next = 0
+        while next < instantCallsAfterPass.count {
+            let due = instantCallsAfterPass[next]
+            next += 1
+            guard due.registration.engine === self,
+                due.registration.groupOfMember.element(due.member) === due.group
+            else {
+                continue  // removed, or its consumer left, before its call
             }
-            instantCallsAfterPass.removeAll()
+            due.call(due.group, due.state, drain)
         }
+        instantCallsAfterPass.removeAll()
+    }
+
+    /// Ends a pass: forgets what fired, and lets members added meanwhile join their groups.
+    func endPass() {
+        makeHeldInstantCalls()
         holdsInstantCalls = false
         isPassing = false
         if !joinedDuringPass.isEmpty {

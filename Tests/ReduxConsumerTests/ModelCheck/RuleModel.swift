@@ -259,6 +259,16 @@ final class RuleModel: ProgramRunner {
                 feed(consumer, new, from: .action(epoch: epoch))
             }
         }
+        makeHeldInstantCalls()
+        for listener in listeners where listener.isActive {
+            events.append(.listener(listener.id, action))
+            react(listener.takeReaction(), frame: Ledger.Frame())
+        }
+    }
+
+    /// Makes the `.instantly` calls held since `heldInstantCalls` was set, in the order their
+    /// members were added (calls they make may add more), and stops holding them.
+    private func makeHeldInstantCalls() {
         var next = 0
         while let held = heldInstantCalls, next < held.count {
             let (member, value) = held[next]
@@ -269,10 +279,6 @@ final class RuleModel: ProgramRunner {
             call(member, old: value, new: value, state: state)
         }
         heldInstantCalls = nil
-        for listener in listeners where listener.isActive {
-            events.append(.listener(listener.id, action))
-            react(listener.takeReaction(), frame: Ledger.Frame())
-        }
     }
 
     /// One pass of a consumer over `fed`.
@@ -326,7 +332,8 @@ final class RuleModel: ProgramRunner {
         consumers[consumer].members.append(member)
         // "A member starts from the value at the moment it is added when the state is known (its
         // StateConsumer is subscribed to a store)"; `.instantly` "happens inside add" then, except
-        // inside a subscriber's callback, where it waits for the end of the pass. Inside a
+        // inside a callback (a subscriber's, or one of a subscription's first feed), where it
+        // waits for the end of that pass. Inside a
         // callback, that is the state being processed, and the member "starts with the next
         // state" (it is not in the pass in progress).
         if consumers[consumer].subscription != nil {
@@ -363,7 +370,15 @@ final class RuleModel: ProgramRunner {
         let epoch = nextEpoch
         consumer.subscription = Link(epoch: epoch, handles: 1)
         subscribers.append(.consumer(index, epoch: epoch))
-        storeJob { feed(index, state, from: .subscription(epoch: epoch)) }
+        storeJob {
+            // The feed is a pass too: a member added by one of its callbacks makes its
+            // `.instantly` call "at the end of the pass in progress, after the members added
+            // before it, never inside `add`" (inside an action's pass, at that pass's end).
+            guard heldInstantCalls == nil else { return feed(index, state, from: .subscription(epoch: epoch)) }
+            heldInstantCalls = []
+            feed(index, state, from: .subscription(epoch: epoch))
+            makeHeldInstantCalls()
+        }
         handles.append(.consumer(index, epoch: epoch))
     }
 

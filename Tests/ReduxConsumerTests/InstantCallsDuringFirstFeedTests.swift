@@ -1,0 +1,57 @@
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// A member added inside a callback makes its `.instantly` call after the members added before
+/// it, never inside `add` (README, "Consumers"; Guarantees): also when the callback is one of the
+/// calls a consumer's first state makes, from a store it subscribes to or fed by hand.
+@Suite struct InstantCallsDuringFirstFeedTests {
+    private struct Pair: Sendable, Equatable {
+        var a = 1
+        var b = 2
+    }
+
+    private enum SetA: Action {
+        case to(Int)
+    }
+
+    private static let reducer = Reducer<Pair> { (state, action: SetA) in
+        if case .to(let value) = action { state.a = value }
+    }
+
+    /// Two members waiting for the consumer's first state; the first one's `.instantly` call adds
+    /// a third member with `.instantly`.
+    private static func consumer(logging seen: Recorder<String>) -> StateConsumer<Pair> {
+        let consumer = StateConsumer<Pair>()
+        consumer.add(\.a, options: .instantly) { old, new in
+            seen.append("m1 \(old)→\(new)")
+            consumer.add(\.b, options: .instantly) { old, new in seen.append("m3 \(old)→\(new)") }
+            seen.append("m1 add returned")
+        }
+        consumer.add(\.b, options: .instantly) { old, new in seen.append("m2 \(old)→\(new)") }
+        return consumer
+    }
+
+    @Test func aMemberAddedDuringASubscriptionsFirstFeedIsCalledAfterTheOthers() {
+        let store = Store(initialState: Pair(), reducer: Self.reducer)
+        let seen = Recorder<String>()
+        let consumer = Self.consumer(logging: seen)
+        let subscription = store.subscribe(consumer)
+        #expect(seen.values == ["m1 1→1", "m1 add returned", "m2 2→2", "m3 2→2"])
+        store.dispatch(SetA.to(5))
+        // m1 adds one more member, whose call comes at the end of this pass.
+        #expect(Array(seen.values.dropFirst(4)) == ["m1 1→5", "m1 add returned", "m3 2→2"])
+        subscription.cancel()
+    }
+
+    /// Fed by hand, the consumer knows no state between feeds: the member added meanwhile starts
+    /// from the next state it receives (README, "First delivery"), and makes its call then.
+    @Test func aMemberAddedDuringAHandFedFirstStateWaitsForTheNextState() {
+        let seen = Recorder<String>()
+        let consumer = Self.consumer(logging: seen)
+        consumer.consume(newState: Pair())
+        #expect(seen.values == ["m1 1→1", "m1 add returned", "m2 2→2"])
+        consumer.consume(newState: Pair(a: 1, b: 9))
+        #expect(seen.values == ["m1 1→1", "m1 add returned", "m2 2→2", "m2 2→9", "m3 9→9"])
+    }
+}
