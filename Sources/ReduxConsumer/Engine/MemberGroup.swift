@@ -70,6 +70,13 @@ final class MemberGroup {
         skippedBy = UInt(bitPattern: engine)
     }
 
+    /// Erases the mark of pass `pass` of `engine`, if the group still has it: at that pass's end.
+    func forgetSkip(inPass pass: UInt64, of engine: ObjectIdentifier) {
+        guard isSkipped(inPass: pass, of: engine) else { return }
+        skippedInPass = 0
+        skippedBy = 0
+    }
+
     /// The group's call order as pass `pass` of `engine` knows it.
     func orderInPass(_ pass: UInt64, of engine: ObjectIdentifier) -> UInt64 {
         isSkipped(inPass: pass, of: engine) ? passOrder : order

@@ -75,6 +75,10 @@ final class SelectionEngine {
     @exclusivity(unchecked) private var isPassing = false
     /// Counts passes: a node records the pass it last fired in.
     @exclusivity(unchecked) private var passNumber: UInt64 = 0
+    /// Groups the pass in progress skips (see ``MemberGroup/skip(inPass:of:)``), whose marks it
+    /// erases at its end: a mark never outlives the pass that made it, so it is never taken for
+    /// one of another engine that later lives at this one's address.
+    @exclusivity(unchecked) private var skippedDuringPass: [MemberGroup] = []
     /// Fired groups that members joined during the pass: their new members wait (pending in the
     /// group's list) until ``endPass()``, so they start with the next state.
     @exclusivity(unchecked) private var joinedDuringPass: [MemberGroup] = []
@@ -246,9 +250,8 @@ final class SelectionEngine {
         if isPassing {
             // Back during a pass: the pass must skip these groups and keep their old call order.
             for group in registration.groups {
-                group.skip(inPass: passNumber, of: ObjectIdentifier(self))
+                skipInPass(group)
             }
-            cursor.skipPass = passNumber
         }
         // Members added from here on (inside the callbacks below) wait for the next state.
         registration.waiting.beginIteration()
@@ -313,8 +316,7 @@ final class SelectionEngine {
                 // The pass in progress no longer calls the group: it may join another engine
                 // before the pass reaches it (fed by hand from a callback, say) and hear the
                 // change there, from its members' own last values.
-                group.skip(inPass: passNumber, of: ObjectIdentifier(self))
-                cursor.skipPass = passNumber
+                skipInPass(group)
                 // Members that joined it during the pass waited for the pass's end, which no
                 // longer concerns them: they join now, from the value they were added at (the
                 // group's last), so that wherever the group goes next they hear what follows.
@@ -428,6 +430,13 @@ final class SelectionEngine {
         if let key = node.key, nodeByKey[key] === node {
             nodeByKey.removeValue(forKey: key)
         }
+    }
+
+    /// Makes the pass in progress skip `group`, until its end.
+    private func skipInPass(_ group: MemberGroup) {
+        group.skip(inPass: passNumber, of: ObjectIdentifier(self))
+        skippedDuringPass.append(group)
+        cursor.skipPass = passNumber
     }
 
     /// Before a change of the list of nodes: during an evaluation, keeps the list it walks.
@@ -860,14 +869,21 @@ final class SelectionEngine {
         if firedRows != nil {
             firedRows = nil
         }
+        var skipped: [MemberGroup] = []
+        if !skippedDuringPass.isEmpty {
+            for group in skippedDuringPass {
+                group.forgetSkip(inPass: passNumber, of: ObjectIdentifier(self))
+            }
+            swap(&skipped, &skippedDuringPass)
+        }
         // A pass that fired nothing (most of them) has nothing to release: not even an empty
         // list, whose release is a call into the runtime.
-        guard !firedGroups.isEmpty || !leftDuringPass.isEmpty else { return }
+        guard !firedGroups.isEmpty || !leftDuringPass.isEmpty || !skipped.isEmpty else { return }
         let fired = firedGroups
         firedGroups = []
         var left: [MemberGroup] = []
         swap(&left, &leftDuringPass)
-        withExtendedLifetime((fired, left)) {}
+        withExtendedLifetime((fired, left, skipped)) {}
     }
 
     /// Calls the members of several groups of one consumer interleaved by member identifier (the
