@@ -54,7 +54,8 @@ extension Store {
     /// ``ConsumeOptions/instantly`` fires then, once in its life: not again on a later
     /// subscription). While subscribed, members added to `consumer` start from this store's current
     /// state. From inside another store's callbacks while this store is busy on a third thread,
-    /// the feeding starts right after this store's current action.
+    /// the feeding starts right after this store's current action; for a consumer that left
+    /// another store from inside that store's callbacks, once that store's action is over.
     ///
     /// A consumer belongs to one store at a time: subscribing it to a second store while it is
     /// subscribed to this one stops the program with a message naming both. Subscribing it again
