@@ -74,9 +74,9 @@ final class RuleModel: ProgramRunner {
     }
 
     /// What feeds a consumer a state.
-    /// Whether a `.pulse` member that already has a value fires at a subscription's first state.
-    /// The docs do not single that state out ("fires for every new state"), so the model treats it
-    /// like any state a consumer is fed; flip this if the docs decide otherwise.
+    /// Whether a `.pulse` member that already has a value fires at a subscription's first state:
+    /// the README says so ("fires for every new state ... the state a subscription feeds at once
+    /// included").
     static let pulseFiresOnSubscription = true
 
     private enum FeedSource {
