@@ -85,6 +85,65 @@ struct DrainStateMachineTests {
         #expect(machine.owner == nil && machine.finished == 2)
     }
 
+    @Test func anOwnerWhoseOwnJobIsDoneLeavesTheQueueAfterAFixedNumberOfJobs() {
+        let machine = Machine()
+        let log = Recorder<Int>()
+        #expect(machine.acquire(by: first))
+        let limit = DrainStateMachine.maxJobsBeyondOwn
+        for index in 0..<(limit + 44) {
+            _ = machine.enqueue({ log.append(index) }, generation: 0, isWaited: false)
+        }
+        var step = machine.next(finishedJob: false, ownTicket: nil)
+        var ran = 0
+        while case .run(let job, _, _) = step {
+            job()
+            ran += 1
+            step = machine.next(finishedJob: true, ownTicket: nil)
+        }
+        // The caller's thread stops; the queue waits for a thread of no caller's.
+        guard case .handOff = step else {
+            Issue.record("expected the owner to hand the queue over, got \(step)")
+            return
+        }
+        #expect(ran == limit)
+        #expect(machine.owner == nil && machine.queuedCount == 44)
+        #expect(!machine.acquire(by: second), "a submitter queues behind what is left")
+        #expect(machine.acquireToServe(by: third))
+        step = machine.next(finishedJob: false, ownTicket: nil)
+        while case .run(let job, _, _) = step {
+            job()
+            step = machine.next(finishedJob: true, ownTicket: nil)
+        }
+        #expect(releases(step) == false)
+        #expect(log.values == Array(0..<(limit + 44)))
+        #expect(!machine.acquireToServe(by: third), "nothing left to serve")
+    }
+
+    @Test func anOwnerRunsJobsAheadOfItsOwnWhateverTheirNumber() {
+        let machine = Machine()
+        #expect(machine.acquire(by: first))
+        let limit = DrainStateMachine.maxJobsBeyondOwn
+        for _ in 0..<(limit * 2) {
+            _ = machine.enqueue(job(), generation: 0, isWaited: false)
+        }
+        let ticket = machine.enqueue(job(), generation: 0, isWaited: true)
+        for _ in 0..<10 {
+            _ = machine.enqueue(job(), generation: 0, isWaited: false)
+        }
+        // The first owner leaves at once for the waiter (its own job ran at once).
+        #expect(releases(machine.next(finishedJob: false, ownTicket: nil)) == true)
+        #expect(machine.settle(ticket: ticket, thread: second))
+        var step = machine.next(finishedJob: false, ownTicket: ticket)
+        var ran = 0
+        while case .run(let job, _, _) = step {
+            job()
+            ran += 1
+            step = machine.next(finishedJob: true, ownTicket: ticket)
+        }
+        #expect(releases(step) == false, "then the ten after it, and the queue is empty")
+        #expect(ran == limit * 2 + 1 + 10)
+    }
+
     @Test func anOwnerRunsWaitedJobsAheadOfItsOwnThenHandsOver() {
         let machine = Machine()
         let log = Recorder<String>()
@@ -154,11 +213,11 @@ struct DrainStateMachineTests {
                 submitted += 1
             }
             for _ in 0..<1_100 {
-                run(machine.next(finishedJob: ran > 0, ownTicket: nil))
+                run(serving(machine.next(finishedJob: ran > 0, ownTicket: nil), in: machine))
                 ran += 1
             }
         }
-        while case .run(let job, _, _) = machine.next(finishedJob: true, ownTicket: nil) {
+        while case .run(let job, _, _) = serving(machine.next(finishedJob: true, ownTicket: nil), in: machine) {
             job()
         }
         #expect(log.values == Array(0..<submitted))
@@ -293,6 +352,14 @@ struct DrainStateMachineTests {
 
     // MARK: Helpers
 
+    /// `step`, unless it hands the queue over: then the next step of a thread that takes the drain
+    /// to serve it (`first`, as the tests here need no other).
+    private func serving(_ step: DrainStateMachine.Step, in machine: Machine) -> DrainStateMachine.Step {
+        guard case .handOff = step else { return step }
+        #expect(machine.acquireToServe(by: first))
+        return machine.next(finishedJob: false, ownTicket: nil)
+    }
+
     /// Whether `step` releases the drain, and then whether it wakes waiters; `nil` for `.run`.
     private func releases(_ step: DrainStateMachine.Step) -> Bool? {
         guard case .release(let wakesWaiters) = step else { return nil }
@@ -358,6 +425,10 @@ private final class Machine {
 
     func next(finishedJob: Bool, ownTicket: UInt64?) -> DrainStateMachine.Step {
         machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
+    }
+
+    func acquireToServe(by thread: ObjectIdentifier) -> Bool {
+        machine.acquireToServe(by: thread)
     }
 
     func isSettled(ticket: UInt64) -> Bool {

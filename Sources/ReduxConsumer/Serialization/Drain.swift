@@ -1,3 +1,4 @@
+import Dispatch
 import ReduxConsumerAtomics
 
 /// Work for a ``Drain``: a dispatch, or a change to the consumers it serializes.
@@ -723,7 +724,7 @@ final class Drain: @unchecked Sendable {
                     publisher?._withUnsafeGuaranteedRef { $0.publish() }
                 }
                 let step = machine.next(finishedJob: finishedJob, ownTicket: ownTicket)
-                if case .release = step, !heldSenders.isEmpty {
+                if step.endsOwnership, !heldSenders.isEmpty {
                     // Taken while the drain is still this thread's: the next owner holds its own.
                     swap(&senders, &heldSenders)
                     jobsHoldingSenders = 0
@@ -742,8 +743,26 @@ final class Drain: @unchecked Sendable {
                 if wakesWaiters { machine.broadcast() }
                 Self.resume(senders)
                 return
+            case .handOff(let wakesWaiters):
+                if wakesWaiters { machine.broadcast() }
+                Self.resume(senders)
+                // The caller returns; the queue goes on elsewhere.
+                DispatchQueue.global().async { [self] in serveQueue() }
+                return
             }
         }
+    }
+
+    /// Runs the queue a ``DrainStateMachine/Step/handOff(wakesWaiters:)`` left, on this thread of
+    /// no caller's, unless another thread took the drain meanwhile (it hands over again if it must).
+    private func serveQueue() {
+        let context = ThreadContext.current
+        guard machine.withLock({ $0.acquireToServe(by: ObjectIdentifier(context)) }) else { return }
+        context.enter(self)
+        let outer = context.generation
+        drainQueue(ownTicket: nil, context: context)
+        context.generation = outer
+        context.leave(self)
     }
 
     private func runLocalJobs(_ context: ThreadContext) {

@@ -7,8 +7,11 @@
 /// submitted a job and blocks until it has run is a *waiter*.
 ///
 /// The owner runs queued jobs until the queue is empty, except that once its own job is done it
-/// hands the drain over as soon as a waiter's job is queued: every waiter then returns in bounded
-/// time, and no thread serves the others forever.
+/// hands the drain over as soon as a waiter's job is queued, and stops after
+/// ``maxJobsBeyondOwn`` more jobs when none is (the jobs that other stores' processing queues
+/// without waiting, such as forwarded actions, or tasks' sends): the rest is then served on a
+/// thread of no caller's (``Step/handOff(wakesWaiters:)``). Every waiter and every owner then
+/// returns in bounded time, and no caller's thread serves the others forever.
 ///
 /// The machine also keeps the *removal marks*: registrations removed by another thread while the
 /// owner runs. Until the queued job that removes them for good has run, the owner checks them
@@ -88,7 +91,14 @@ struct DrainStateMachine {
         case run(DrainJob, generation: Int, wakesWaiters: Bool)
         /// Stop: the drain is no longer this thread's. `wakesWaiters`: broadcast, someone waits.
         case release(wakesWaiters: Bool)
+        /// Stop, leaving jobs queued that no waiting thread will claim: the drain is no longer this
+        /// thread's, and a thread of no caller's must serve the queue (see ``acquireToServe(by:)``).
+        case handOff(wakesWaiters: Bool)
     }
+
+    /// How many queued jobs an owner runs at most once its own job is done, when no waiter's job is
+    /// queued, before it hands the rest of the queue over (about a millisecond of work).
+    static let maxJobsBeyondOwn = 256
 
     private(set) var owner: ThreadID?
     private(set) var isOwnerParked = false
@@ -105,6 +115,8 @@ struct DrainStateMachine {
     private(set) var removalMarks: [RemovalMark] = []
     /// Whether the job last taken out of the queue is one its submitter waits for.
     private var runsWaitedJob = false
+    /// Jobs the owner ran after its own (see ``maxJobsBeyondOwn``).
+    private var jobsBeyondOwn = 0
     private var lastMarkSerial: UInt64 = 0
 
     /// Whether no job is queued.
@@ -172,12 +184,30 @@ struct DrainStateMachine {
         let ownJobIsDone = ownTicket.map { finished >= $0 } ?? true
         if isQueueEmpty || (ownJobIsDone && queuedWaitedEntries > 0) {
             owner = nil
+            jobsBeyondOwn = 0
             return .release(wakesWaiters: wakes || (waitingThreads > 0 && !isQueueEmpty))
+        }
+        if ownJobIsDone {
+            guard jobsBeyondOwn < Self.maxJobsBeyondOwn else {
+                owner = nil
+                jobsBeyondOwn = 0
+                return .handOff(wakesWaiters: wakes || waitingThreads > 0)
+            }
+            jobsBeyondOwn += 1
         }
         let entry = popFirst()
         runsWaitedJob = entry.isWaited
         // Every entry has its job until it is popped, here.
         return .run(entry.job.unsafelyUnwrapped, generation: entry.generation, wakesWaiters: ranOthersWaitedJob)
+    }
+
+    /// Makes `thread` the owner if the drain is idle and jobs are queued (left by a
+    /// ``Step/handOff(wakesWaiters:)``); says whether it did. The new owner has no job of its own:
+    /// it runs the queue as an owner whose job is done.
+    mutating func acquireToServe(by thread: ThreadID) -> Bool {
+        guard owner == nil, !isQueueEmpty else { return false }
+        owner = thread
+        return true
     }
 
     /// Whether a thread waiting for `ticket` should wake up and decide (see ``settle(ticket:thread:)``).
@@ -224,5 +254,15 @@ struct DrainStateMachine {
             head = 0
         }
         return entry
+    }
+}
+
+extension DrainStateMachine.Step {
+    /// Whether the step ends the owner's hold on the drain.
+    var endsOwnership: Bool {
+        switch self {
+        case .run: false
+        case .release, .handOff: true
+        }
     }
 }

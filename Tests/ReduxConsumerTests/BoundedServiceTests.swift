@@ -1,0 +1,68 @@
+import Dispatch
+import ReduxConsumer
+import ReduxConsumerTestSupport
+import Testing
+
+/// A thread that runs a store serves the work queued behind its own for a bounded time: jobs that
+/// nobody waits for (actions another store's processing dispatched into this one while it was
+/// busy, forwarded actions, tasks' sends) are handed to a thread of no caller's once the owner has
+/// run a few hundred of them after its own, so the owner's `dispatch` returns, while the rest are
+/// still reduced, in order.
+@Suite struct BoundedServiceTests {
+    private struct Count: Sendable {
+        var value = 0
+    }
+
+    private enum Bump: Action {
+        case once
+    }
+
+    private static let reducer = Reducer<Count> { (state, _: Bump) in state.value += 1 }
+
+    @Test func aDispatchReturnsWhileActionsQueuedByAnotherStoreAreStillBeingServed() {
+        let queued = 2_000
+        let store = Store(initialState: Count(), reducer: Self.reducer)
+        let other = Store(initialState: Count(), reducer: Self.reducer)
+        let started = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let allReduced = DispatchSemaphore(value: 0)
+        let returned = DispatchSemaphore(value: 0)
+        let hasReturned = DispatchSemaphore(value: 0)
+        let seen = Recorder<Int>()
+        let subscription = store.subscribe { _, new in
+            seen.append(new.value)
+            if new.value == 1 {
+                // The first dispatch's own call: holds the store while the others queue up.
+                started.signal()
+                go.wait()
+            }
+            if new.value == 1 + 512 {
+                // Served past the few hundred the first dispatch's thread may run after its own:
+                // by then it must have returned (without the hand-over, it would wait here).
+                #expect(hasReturned.wait(timeout: .now() + 30) == .success, "the first dispatch returned")
+            }
+            if new.value == queued + 1 { allReduced.signal() }
+        }
+        // Dispatches into `store` from `other`'s processing: queued without waiting, as `store`
+        // is busy on another thread.
+        let forwarder = other.subscribe { _, _ in
+            for _ in 0..<queued { store.dispatch(Bump.once) }
+        }
+        let seenAtReturn = Box(0)
+        DispatchQueue.global().async {
+            store.dispatch(Bump.once)
+            seenAtReturn.value = seen.count
+            returned.signal()
+            hasReturned.signal()
+        }
+        #expect(started.wait(timeout: .now() + 30) == .success)
+        other.dispatch(Bump.once)
+        go.signal()
+        #expect(returned.wait(timeout: .now() + 30) == .success, "the first dispatch returns")
+        #expect(allReduced.wait(timeout: .now() + 30) == .success, "every queued action is reduced")
+        #expect(seenAtReturn.value <= 1 + 512, "the dispatch returned before serving the whole queue")
+        #expect(seen.values == Array(1...(queued + 1)), "each state once, in order")
+        subscription.cancel()
+        forwarder.cancel()
+    }
+}
