@@ -18,7 +18,9 @@ public struct ConsumeOptions: OptionSet, Sendable, Hashable {
     /// as it feeds the consumer its first state), whose call comes at the end of that pass, after
     /// the members added before it; otherwise it happens when the consumer first sees a state.
     /// It happens once in the member's life, at its first state: subscribing the consumer again
-    /// (to the same store or after a cancellation) does not repeat it.
+    /// (to the same store or after a cancellation) does not repeat it. A member delivered on a
+    /// queue or an actor that falls behind gets this call merged with the changes that follow, as
+    /// any of its calls (the first `old`, the latest `new`).
     public static let instantly = ConsumeOptions(rawValue: 1 << 0)
 
     /// Fire for every new state, even when the selected value is equal to the last one
