@@ -7,12 +7,13 @@ import Testing
 /// calls a consumer's first state makes, from a store it subscribes to or fed by hand.
 @Suite struct InstantCallsDuringFirstFeedTests {
     /// Two members waiting for the consumer's first state; the first one's `.instantly` call adds
-    /// a third member with `.instantly`.
+    /// a third member with `.instantly`. (The callback holds its consumer weakly: a consumer keeps
+    /// its members' callbacks.)
     private static func consumer(logging seen: Recorder<String>) -> StateConsumer<FleetState> {
         let consumer = StateConsumer<FleetState>()
-        consumer.add(\.first, options: .instantly) { old, new in
+        consumer.add(\.first, options: .instantly) { [weak consumer] old, new in
             seen.append("m1 \(old)→\(new)")
-            consumer.add(\.second, options: .instantly) { old, new in seen.append("m3 \(old)→\(new)") }
+            consumer?.add(\.second, options: .instantly) { old, new in seen.append("m3 \(old)→\(new)") }
             seen.append("m1 add returned")
         }
         consumer.add(\.second, options: .instantly) { old, new in seen.append("m2 \(old)→\(new)") }
