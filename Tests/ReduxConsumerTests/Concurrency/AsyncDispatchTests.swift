@@ -96,17 +96,20 @@ struct AsyncDispatchTests {
     }
 
     /// A task whose send was queued is resumed after a bounded number of further actions even
-    /// when the thread serving the store never lets go of it: here the last queued action waits,
-    /// holding the store, for the first sender to be resumed (it would wait forever if finished
-    /// senders were only resumed when the store goes idle).
+    /// when the store never goes idle: here the last queued action waits, holding the store, for
+    /// the first sender to be resumed (it would wait forever if finished senders were only resumed
+    /// when the store goes idle). The holder may hand the tail of the queue to another thread
+    /// (``DrainStateMachine/maxJobsBeyondOwn``), so the test waits for the last action itself.
     @Test func aQueuedSenderIsResumedWhileTheStoreStaysBusy() async {
         let store = makeStore()
         let firstSenderResumed = DispatchSemaphore(value: 0)
+        let lastActionDone = DispatchSemaphore(value: 0)
         let extra = Drain.maxJobsHoldingSenders + 10
         let lastActionSawTheSender = Recorder<Bool>()
         let busy = await holdBusy(store) { state in
             guard state.counter == 2 + extra else { return }
             lastActionSawTheSender.append(waitCountingFairTime(for: firstSenderResumed, seconds: 60))
+            lastActionDone.signal()
         }
         Task.detached {
             await store.send(CounterAction.increment)
@@ -118,6 +121,7 @@ struct AsyncDispatchTests {
         }
         await waitUntil(store, hasQueued: 1 + extra)
         await busy.letGo()
+        #expect(await wait(for: lastActionDone))
         #expect(lastActionSawTheSender.values == [true])
         #expect(store.state.counter == 2 + extra)
         busy.subscription.cancel()
