@@ -93,13 +93,7 @@ struct DrainStateMachineTests {
         for index in 0..<(limit + 44) {
             _ = machine.enqueue({ log.append(index) }, generation: 0, isWaited: false)
         }
-        var step = machine.next(finishedJob: false, ownTicket: nil)
-        var ran = 0
-        while case .run(let job, _, _) = step {
-            job()
-            ran += 1
-            step = machine.next(finishedJob: true, ownTicket: nil)
-        }
+        var (step, ran) = runJobs(of: machine, ownTicket: nil)
         // The caller's thread stops; the queue waits for a thread of no caller's.
         guard case .handOff = step else {
             Issue.record("expected the owner to hand the queue over, got \(step)")
@@ -109,12 +103,9 @@ struct DrainStateMachineTests {
         #expect(machine.owner == nil && machine.queuedCount == 44)
         #expect(!machine.acquire(by: second), "a submitter queues behind what is left")
         #expect(machine.acquireToServe(by: third))
-        step = machine.next(finishedJob: false, ownTicket: nil)
-        while case .run(let job, _, _) = step {
-            job()
-            step = machine.next(finishedJob: true, ownTicket: nil)
-        }
+        (step, ran) = runJobs(of: machine, ownTicket: nil)
         #expect(releases(step) == false)
+        #expect(ran == 44)
         #expect(log.values == Array(0..<(limit + 44)))
         #expect(!machine.acquireToServe(by: third), "nothing left to serve")
     }
@@ -133,13 +124,7 @@ struct DrainStateMachineTests {
         // The first owner leaves at once for the waiter (its own job ran at once).
         #expect(releases(machine.next(finishedJob: false, ownTicket: nil)) == true)
         #expect(machine.settle(ticket: ticket, thread: second))
-        var step = machine.next(finishedJob: false, ownTicket: ticket)
-        var ran = 0
-        while case .run(let job, _, _) = step {
-            job()
-            ran += 1
-            step = machine.next(finishedJob: true, ownTicket: ticket)
-        }
+        let (step, ran) = runJobs(of: machine, ownTicket: ticket)
         #expect(releases(step) == false, "then the ten after it, and the queue is empty")
         #expect(ran == limit * 2 + 1 + 10)
     }
@@ -358,6 +343,19 @@ struct DrainStateMachineTests {
         guard case .handOff = step else { return step }
         #expect(machine.acquireToServe(by: first))
         return machine.next(finishedJob: false, ownTicket: nil)
+    }
+
+    /// Runs jobs as the owner of `machine` (whose own job, if queued, has `ownTicket`) until the
+    /// machine says to stop: that last step, and how many jobs ran.
+    private func runJobs(of machine: Machine, ownTicket: UInt64?) -> (DrainStateMachine.Step, Int) {
+        var step = machine.next(finishedJob: false, ownTicket: ownTicket)
+        var ran = 0
+        while case .run(let job, _, _) = step {
+            job()
+            ran += 1
+            step = machine.next(finishedJob: true, ownTicket: ownTicket)
+        }
+        return (step, ran)
     }
 
     /// Whether `step` releases the drain, and then whether it wakes waiters; `nil` for `.run`.
