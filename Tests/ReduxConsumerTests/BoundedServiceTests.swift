@@ -65,4 +65,49 @@ import Testing
         subscription.cancel()
         forwarder.cancel()
     }
+
+    /// The handed-over queue is served on a thread of its own, not on Dispatch's global pool: a
+    /// program whose blocks fill that pool, each waiting for the store to serve its queue, does not
+    /// wait forever (it did when the queue went to the pool).
+    @Test func theHandedOverQueueIsServedWhileDispatchsGlobalPoolIsFull() {
+        let queued = 1_000
+        let store = Store(initialState: Count(), reducer: Self.reducer)
+        let other = Store(initialState: Count(), reducer: Self.reducer)
+        let started = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let allReduced = DispatchSemaphore(value: 0)
+        let subscription = store.subscribe { _, new in
+            if new.value == 1 {
+                started.signal()
+                go.wait()
+            }
+            if new.value == queued + 1 { allReduced.signal() }
+        }
+        let forwarder = other.subscribe { _, _ in
+            for _ in 0..<queued { store.dispatch(Bump.once) }
+        }
+        let holder = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            store.dispatch(Bump.once)
+            holder.signal()
+        }
+        #expect(started.wait(timeout: .now() + 30) == .success)
+        other.dispatch(Bump.once)
+        // Blocks that take the pool's threads until the queue has been served (or a timeout, so
+        // that a failure here does not stall the other tests for good).
+        let served = DispatchSemaphore(value: 0)
+        let blockers = 64
+        for _ in 0..<blockers {
+            DispatchQueue.global().async {
+                if served.wait(timeout: .now() + 30) == .success { served.signal() }
+            }
+        }
+        go.signal()
+        #expect(allReduced.wait(timeout: .now() + 20) == .success, "every queued action is reduced")
+        served.signal()
+        #expect(holder.wait(timeout: .now() + 60) == .success, "the first dispatch returns")
+        #expect(store.state.value == queued + 1)
+        subscription.cancel()
+        forwarder.cancel()
+    }
 }

@@ -746,8 +746,11 @@ final class Drain: @unchecked Sendable {
             case .handOff(let wakesWaiters):
                 if wakesWaiters { machine.broadcast() }
                 Self.resume(senders)
-                // The caller returns; the queue goes on elsewhere.
-                DispatchQueue.global().async { [self] in serveQueue() }
+                // The caller returns; the queue goes on elsewhere: on a queue of its own, not on
+                // Dispatch's global pool. A serial queue a program makes gets a thread even when
+                // the pool's threads are all taken (by blocks that may be waiting for this very
+                // queue's actions: with the global pool, those waits would never end).
+                DispatchQueue(label: "ReduxConsumer.Drain.handOff").async { [self] in serveQueue() }
                 return
             }
         }
