@@ -271,7 +271,7 @@ public final class PageStore<State: Sendable, GlobalState: Sendable>: Sendable {
             // Closed first: a listener registered while the page closed stays on the global store
             // until this call cancels it, after `close()` may have returned (guarantee 1).
             guard !lifecycle.withLock({ $0.isClosed }), isForwarded(action) else { return }
-            store.dispatch(ForwardedAction(action: action))
+            store.dispatchForwarded(ForwardedAction(action: action))
         }
         let isAccepted = lifecycle.withLock { lifecycle in
             guard !lifecycle.isClosed else { return false }

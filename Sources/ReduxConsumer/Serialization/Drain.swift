@@ -44,6 +44,10 @@ final class Drain: @unchecked Sendable {
     enum Kind {
         /// An action: re-entrant ones run after the current job.
         case dispatch
+        /// An action another store forwarded, in that store's order: re-entrant ones run after the
+        /// current job, behind the jobs already queued when there are any (among them, maybe, the
+        /// forwarded actions before it, queued by the threads that ran that store earlier).
+        case forward
         /// Adding a consumer or a subscription: re-entrant ones run at once.
         case control
         /// Removing one: always in effect when `submit` returns.
@@ -130,9 +134,19 @@ final class Drain: @unchecked Sendable {
             return
         }
         if context.owns(self) {
-            if kind == .dispatch {
+            switch kind {
+            case .dispatch:
                 local.append((queueing(), generation))
-            } else {
+            case .forward:
+                // With nothing queued, the forwarded actions before this one have run or are in
+                // `local`, which runs before the queue.
+                let isQueueEmpty = machine.withLock { $0.isQueueEmpty }
+                if isQueueEmpty {
+                    local.append((queueing(), generation))
+                } else {
+                    queueBehindQueuedJobs(generation: generation, queueing())
+                }
+            case .control, .removal:
                 job()
             }
             return

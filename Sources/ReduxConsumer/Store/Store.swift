@@ -267,6 +267,16 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
     ///   changed (once the store has published about a thousand states; a weak or unowned field
     ///   keeps the whole copy and a third round trip), plus the subscribers' work.
     public func dispatch(_ action: any Action) {
+        dispatch(action, as: .dispatch)
+    }
+
+    /// Dispatches `action`, forwarded from another store (see ``Drain/Kind/forward``): the
+    /// actions forwarded from one store are reduced in that store's order.
+    func dispatchForwarded(_ action: ForwardedAction) {
+        dispatch(action, as: .forward)
+    }
+
+    private func dispatch(_ action: any Action, as kind: Drain.Kind) {
         ThreadContext.withCurrent { context in
             let generation = context.isHolder ? context.generation + 1 : 0
             guard generation <= Self.chainLimit else {
@@ -276,7 +286,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
                 return
             }
             drain.submit(
-                .dispatch, generation: generation, context: context, { process(action, context: context) },
+                kind, generation: generation, context: context, { process(action, context: context) },
                 queueing: { { [self] in process(action) } })
         }
     }
