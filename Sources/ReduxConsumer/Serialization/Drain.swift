@@ -138,13 +138,16 @@ final class Drain: @unchecked Sendable {
             case .dispatch:
                 local.append((queueing(), generation))
             case .forward:
-                // With nothing queued, the forwarded actions before this one have run or are in
-                // `local`, which runs before the queue.
-                let isQueueEmpty = machine.withLock { $0.isQueueEmpty }
-                if isQueueEmpty {
-                    local.append((queueing(), generation))
-                } else {
-                    queueBehindQueuedJobs(generation: generation, queueing())
+                // Behind the queue when anything waits there; with nothing queued, the forwarded
+                // actions before this one have run or are in `local`, which runs before the queue.
+                let job = queueing()
+                let isQueued = machine.withLock { machine in
+                    guard !machine.isQueueEmpty else { return false }
+                    _ = machine.enqueue(job, generation: generation, isWaited: false)
+                    return true
+                }
+                if !isQueued {
+                    local.append((job, generation))
                 }
             case .control, .removal:
                 job()
