@@ -3,12 +3,15 @@ import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
 
-/// A page reduces the actions it forwards in the order the global store reduced them, whichever
-/// threads ran the global store: a forward made on the thread that is running the page waits
-/// behind the forwards other threads queued for it before.
+/// Actions that cross between a page and its global store keep their order, whichever threads run
+/// the two stores: a page reduces the actions it forwards in the order the global store reduced
+/// them, and the global store reduces the actions a page's callbacks dispatch to it in the order
+/// the page made them. An action that comes into a store running on this thread, from another
+/// store's processing nested inside it, waits behind the actions other threads queued before.
 @Suite struct ForwardOrderTests {
     private struct Global: Sendable {
         var ticks: [Int] = []
+        var hold = 0
     }
 
     private struct Page: Sendable {
@@ -22,6 +25,10 @@ import Testing
 
     private enum Trigger: Action {
         case go
+    }
+
+    private enum Hold: Action {
+        case hold
     }
 
     @Test func aForwardMadeWhileThePageRunsHereFollowsTheForwardsQueuedBeforeIt() {
@@ -58,6 +65,47 @@ import Testing
         // This thread served the page's queue before `dispatch` returned.
         #expect(global.state.ticks == [1, 2])
         #expect(page.state.forwarded == [1, 2])
+        token.cancel()
+    }
+
+    @Test func actionsAPagesCallbacksDispatchToItsGlobalStoreAreReducedInThePagesOrder() {
+        let global = Store(
+            initialState: Global(),
+            reducer: Reducer<Global> { state, action in
+                if action is Hold { state.hold += 1 }
+                if case .number(let number)? = action as? Tick { state.ticks.append(number) }
+            })
+        let page = PageStore(
+            global: global, initialState: { _ in Page() },
+            reducer: Reducer<Page> { (state, _: Trigger) in state.trigger += 1 })
+        // Each change of the page's `trigger` dispatches a tick with its new value to the global
+        // store: ticks 1 then 2, in the page's order.
+        let token = page.consumer.add(\.trigger) { _, new in
+            global.dispatch(Tick.number(new))
+        }
+        let holding = DispatchSemaphore(value: 0)
+        let otherTriggered = DispatchSemaphore(value: 0)
+        let subscription = global.subscribe { old, new in
+            guard new.hold != old.hold else { return }
+            // This thread runs the global store; another runs the idle page, whose tick 1 is
+            // queued on the busy global store.
+            holding.signal()
+            #expect(otherTriggered.wait(timeout: .now() + 30) == .success)
+            // The page is idle again: this thread runs it, inside the global store's processing,
+            // and its tick 2 comes into the global store this thread is running.
+            page.dispatch(Trigger.go)
+        }
+        let other = spawn {
+            #expect(holding.wait(timeout: .now() + 30) == .success)
+            page.dispatch(Trigger.go)
+            otherTriggered.signal()
+        }
+        global.dispatch(Hold.hold)
+        #expect(other.wait(timeout: .now() + 30) == .success)
+        // This thread served the global store's queue before `dispatch` returned.
+        #expect(page.state.trigger == 2)
+        #expect(global.state.ticks == [1, 2])
+        subscription.cancel()
         token.cancel()
     }
 }

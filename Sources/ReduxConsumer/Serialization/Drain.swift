@@ -16,6 +16,7 @@ typealias DrainJob = @Sendable () -> Void
 /// | from | `dispatch` | `control` | `removal` |
 /// | --- | --- | --- | --- |
 /// | this drain's own jobs (re-entrant) | after the current job | now | now |
+/// | another drain's job nested in one of this drain's | behind the queued jobs, if any | now | now |
 /// | inside a reducer (of any store) | after the reducer returns | same | now |
 /// | a thread inside another drain's work, this one busy | queued | queued | marked, then queued |
 /// | any other thread, this one busy | waits for it | waits for it | marked, then queued |
@@ -42,7 +43,8 @@ final class Drain: @unchecked Sendable {
 
     /// How a job is ordered; see the type's table.
     enum Kind {
-        /// An action: re-entrant ones run after the current job.
+        /// An action: re-entrant ones run after the current job; one from another drain's job
+        /// nested in this drain's is ordered as a ``forward``.
         case dispatch
         /// An action another store forwarded, in that store's order: re-entrant ones run after the
         /// current job, behind the jobs already queued when there are any (among them, maybe, the
@@ -135,9 +137,12 @@ final class Drain: @unchecked Sendable {
         }
         if context.owns(self) {
             switch kind {
-            case .dispatch:
+            case .dispatch where context.isInnermost(self):
                 local.append((queueing(), generation))
-            case .forward:
+            case .dispatch, .forward:
+                // A dispatch from another store's processing nested in this drain's job (a page's
+                // callback dispatching to its global store) is ordered like a forward: the same
+                // store's earlier dispatches, made on other threads, may be queued here.
                 // Behind the queue when anything waits there; with nothing queued, the forwarded
                 // actions before this one have run or are in `local`, which runs before the queue.
                 let job = queueing()

@@ -81,6 +81,13 @@ final class ThreadContext {
         return false
     }
 
+    /// Whether `drain` is the drain this thread entered last: its own jobs, and no other drain's
+    /// nested inside them, are running here.
+    @inline(__always)
+    func isInnermost(_ drain: Drain) -> Bool {
+        owned.last?.toOpaque() == Unmanaged.passUnretained(drain).toOpaque()
+    }
+
     func enter(_ drain: Drain) {
         owned.append(Unmanaged.passUnretained(drain))
     }
