@@ -17,6 +17,69 @@ private func until(_ condition: () -> Bool) async {
 
 /// Claims of README.md and the DocC articles that no other suite proves (or proves only weakly).
 struct ReadmePromiseTests {
+    // MARK: When a late member's first call comes
+
+    /// README: "Action listeners are called after every subscriber, once the pass is over: a member
+    /// added in a listener is added between actions, and its `.instantly` call comes inside `add`,
+    /// with the state the action made."
+    @Test func anInstantlyMemberAddedInAnActionListenerFiresInsideAdd() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter) { old, new in seen.append("member \(old)→\(new)") }
+        let subscription = store.subscribe(consumer)
+        let closure = store.subscribe { old, new in seen.append("subscriber \(old.counter)→\(new.counter)") }
+        let added = Box(false)
+        let listener = store.observeActions { _ in
+            guard !added.value else { return }
+            added.value = true
+            seen.append("listener")
+            consumer.add(\.name, options: .instantly) { old, new in
+                seen.append("late \(old ?? "nil")→\(new ?? "nil")")
+            }
+            seen.append("add returned")
+        }
+        store.dispatch(CounterAction.increment)
+        store.dispatch(CounterAction.rename("a"))
+        #expect(
+            seen.values == [
+                "member 0→1", "subscriber 0→1", "listener", "late nil→nil", "add returned",
+                "late nil→a", "subscriber 1→1",
+            ])
+        listener.cancel()
+        closure.cancel()
+        subscription.cancel()
+    }
+
+    /// README: "A subscription made inside a reducer runs right after the reducer returns: the
+    /// consumer's first feed is the state that reducer made, before that action's subscribers are
+    /// called, and it is not called again for that action."
+    @Test func aSubscriptionMadeInAReducerIsFedTheStateItMadeBeforeThatActionsSubscribers() {
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter, options: .instantly) { old, new in seen.append("member \(old)→\(new)") }
+        let subscription = Box<Subscription?>(nil)
+        let store = Box<Store<AppState>?>(nil)
+        store.value = Store(
+            initialState: AppState(),
+            reducer: Reducer<AppState> { state, action in
+                appReducer(&state, action)
+                guard subscription.value == nil, let store = store.value else { return }
+                subscription.value = store.subscribe(consumer)
+                seen.append("subscribe returned")
+            })
+        let closure = store.value?.subscribe { old, new in seen.append("subscriber \(old.counter)→\(new.counter)") }
+        store.value?.dispatch(CounterAction.increment)
+        store.value?.dispatch(CounterAction.increment)
+        #expect(
+            seen.values == [
+                "subscribe returned", "member 1→1", "subscriber 0→1", "subscriber 1→2", "member 1→2",
+            ])
+        closure?.cancel()
+        subscription.value?.cancel()
+        store.value = nil
+    }
+
     // MARK: Async sequences
 
     /// SwiftConcurrency.md: "Each iteration is a subscription of its own, made when the iteration
