@@ -706,9 +706,12 @@ final class SelectionEngine {
             // One group; or one member per group (closure selectors, key paths on distinct
             // fields), sorted by it already; or groups whose members do not interleave: group
             // after group is member order, with no merge. Found as the pass began, and still
-            // so: members added since wait for the pass's end, removals only take some out.
+            // so: members added since wait for the pass's end, removals only take some out. (A
+            // group the pass skips is not called: its consumer left, and maybe came back with
+            // members admitted as it came; those are called where it came back.)
             assert(
-                membersFollowEachOther(keys.lazy.map { $0.group.takeUnretainedValue() }),
+                membersFollowEachOther(
+                    keys.lazy.map { $0.group.takeUnretainedValue() }.filter { self.isDue($0, inPass: pass) }),
                 "a consumer's fired groups came to interleave during a pass")
             for key in keys {
                 key.group._withUnsafeGuaranteedRef { group in

@@ -63,6 +63,10 @@ final class Drain: @unchecked Sendable {
     // job, so accesses cannot overlap; the ThreadSanitizer run of the suite checks it.
     /// Jobs submitted by the owner's own jobs, run right after the current one.
     @exclusivity(unchecked) private var local: [(job: DrainJob, generation: Int)] = []
+    /// Where ``afterCurrentJob(generation:_:)`` puts its next job in `local`: right after the job
+    /// in progress and the jobs it put there before, ahead of the jobs the job in progress
+    /// submitted. `@exclusivity(unchecked)` as `local`, which it indexes.
+    @exclusivity(unchecked) private var afterCurrentJobIndex = 0
     /// Jobs submitted (to any drain) while this drain's reducer runs on its owner's thread, run
     /// once the reducer has returned.
     @exclusivity(unchecked) private var deferred: [(target: Drain, job: DrainJob, kind: Kind, generation: Int)] = []
@@ -276,7 +280,9 @@ final class Drain: @unchecked Sendable {
     /// drain, for work that must wait until the job's user code (a pass's callbacks) is over.
     func afterCurrentJob(generation: Int, _ job: @escaping DrainJob) {
         assertOwned(by: .current)
-        local.append((job, generation))
+        assert(afterCurrentJobIndex <= local.count, "a drain's next job index out of step with its jobs")
+        local.insert((job, generation), at: afterCurrentJobIndex)
+        afterCurrentJobIndex += 1
     }
 
     /// Queues `job` behind the jobs queued so far, without waiting; call from a job of this drain,
@@ -716,6 +722,7 @@ final class Drain: @unchecked Sendable {
         context.enter(self)
         let outer = context.generation
         context.generation = generation
+        assert(local.isEmpty && afterCurrentJobIndex == 0, "a drain's first job found jobs left behind")
         job()
         runLocalJobs(context)
         drainQueue(ownTicket: nil, context: context)
@@ -757,6 +764,7 @@ final class Drain: @unchecked Sendable {
             case .run(let job, let generation, let wakesWaiters):
                 if wakesWaiters { machine.broadcast() }
                 context.generation = generation
+                assert(local.isEmpty && afterCurrentJobIndex == 0, "a queued job found jobs left behind")
                 job()
                 runLocalJobs(context)
                 finishedJob = true
@@ -797,10 +805,14 @@ final class Drain: @unchecked Sendable {
         while index < local.count {
             let (job, generation) = local[index]
             index += 1
+            // Work that must follow this job comes right after it.
+            afterCurrentJobIndex = index
             context.generation = generation
             job()
         }
         local.removeAll(keepingCapacity: local.count <= 64)
+        // The next job is a queued one (or another thread's), with no local job before it.
+        afterCurrentJobIndex = 0
     }
 
     /// Blocks until the job with `ticket` has run, running the queue if the drain is handed over.

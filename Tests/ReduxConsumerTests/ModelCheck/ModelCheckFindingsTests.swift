@@ -433,4 +433,76 @@ struct ModelCheckFindingsTests {
         leaver.cancel()
         consumer.removeAll()
     }
+
+    /// README, Threads and re-entrancy: a consumer that left its store during an action joins its
+    /// next source "once that action is over", before the actions that action queued; a state fed
+    /// by hand during one of those is the consumer's at once.
+    ///
+    /// Found (seed 0x84f1440d4b9b8ff0 with `MODEL_CHECK_MAX_STEPS=60`): the store let go of the
+    /// consumer only after the actions queued during the action it left in, so a state fed by
+    /// hand from the listener of one of them reached the consumer after `consume` returned.
+    @Test func aConsumerThatLeftDuringAnActionIsFedByHandAtOnceInTheActionsItQueued() {
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        consumer.add(\.counter) { old, new in seen.append("member \(old)→\(new)") }
+        let subscription = Box<Subscription?>(store.subscribe(consumer))
+        let actions = Box(0)
+        let leaver = store.subscribe { _, _ in
+            actions.value += 1
+            guard actions.value == 1 else { return }
+            store.dispatch(CounterAction.increment)  // queued behind this action
+            subscription.value?.cancel()  // the consumer leaves during this action
+        }
+        let feeder = store.observeActions { _ in
+            guard actions.value == 2 else { return }  // the queued action's listener
+            consumer.consume(newState: AppState(counter: 100))
+            seen.append("consume returned")
+        }
+        store.dispatch(CounterAction.increment)
+        #expect(seen.values == ["member 0→1", "member 1→100", "consume returned"])
+        feeder.cancel()
+        leaver.cancel()
+        consumer.removeAll()
+    }
+
+    /// README, Consumers: a consumer that leaves its store and comes back during an action is not
+    /// called again by that action's pass (it heard the change as it came back), whatever members
+    /// joined it as it came back.
+    ///
+    /// Found (seed 0x13e1740de3e7c836 with `MODEL_CHECK_MAX_STEPS=60`): a debug build stopped with
+    /// "a consumer's fired groups came to interleave during a pass", counting the groups of the
+    /// consumer that the pass no longer calls.
+    @Test func aConsumerThatCameBackDuringAPassWithAMemberAddedMeanwhileIsNotCalledAgain() {
+        let store = Store(
+            initialState: AppState(),
+            reducer: Reducer<AppState> { (state, action: CounterAction) in
+                if case .set(let value) = action {
+                    state.counter = value
+                    state.name = "\(value)"
+                }
+            })
+        let consumer = StateConsumer<AppState>()
+        let seen = Recorder<String>()
+        let subscription = Box<Subscription?>(nil)
+        let done = Box(false)
+        // Subscribed before the consumer, so it is called first.
+        let mover = store.subscribe { _, _ in
+            guard !done.value else { return }
+            done.value = true
+            subscription.value?.cancel()
+            consumer.add(\.counter) { old, new in seen.append("late \(old)→\(new)") }
+            subscription.value = store.subscribe(consumer)
+            seen.append("back")
+        }
+        consumer.add(\.counter) { old, new in seen.append("counter \(old)→\(new)") }
+        consumer.add(\.name) { old, new in seen.append("name \(old ?? "nil")→\(new ?? "nil")") }
+        subscription.value = store.subscribe(consumer)
+        store.dispatch(CounterAction.set(1))
+        #expect(seen.values == ["counter 0→1", "name nil→1", "back"])
+        store.dispatch(CounterAction.set(2))
+        #expect(seen.values.suffix(3) == ["counter 1→2", "name 1→2", "late 1→2"])
+        mover.cancel()
+        subscription.value?.cancel()
+    }
 }

@@ -45,6 +45,18 @@ final class RuleModel: ProgramRunner {
         var members: [Member] = []
         /// The store's subscription, while one feeds the consumer.
         var subscription: Link?
+        /// Whether its subscription ended during the store's job in progress: "a consumer whose
+        /// subscription was cancelled while its store was busy ... joins the new store when the old
+        /// one has let it go (once that action is over, listeners included)", and a state fed by
+        /// hand meanwhile is queued on that store (see `feedByHand`).
+        var isLeavingJob = false
+    }
+
+    /// Work the store runs after the job in progress, in the order it was queued.
+    private enum QueuedJob {
+        case action(CheckAction)
+        /// A state fed by hand to a consumer that left during an earlier job.
+        case feed(consumer: Int, state: CheckState)
     }
 
     /// A closure subscriber or an action listener.
@@ -113,7 +125,7 @@ final class RuleModel: ProgramRunner {
     private var listeners: [Listener] = []
     /// Whether the store is processing (an action, or a job such as feeding a new subscription).
     private var isBusy = false
-    private var queue: [CheckAction] = []
+    private var queue: [QueuedJob] = []
     /// While the subscribers hear of an action: the `.instantly` calls of members added meanwhile,
     /// made when the last subscriber is done ("never inside `add` from inside a callback").
     private var heldInstantCalls: [(member: Member, value: Picked)]?
@@ -193,7 +205,7 @@ final class RuleModel: ProgramRunner {
             // "Passes a new state by hand: every member whose selected value changed is called."
             let consumer = ledger.consumer(number)
             if ledger.mayFeed(consumer) {
-                feed(consumer, fed, from: .hand)
+                feedByHand(consumer, fed)
             }
         case .subscribeClosure(let reaction, let bag):
             // "Not called for the state current at subscription time; a closure subscribed from
@@ -214,7 +226,7 @@ final class RuleModel: ProgramRunner {
     /// callbacks "is queued and runs right after the current one".
     private func dispatch(_ action: CheckAction) {
         if isBusy {
-            queue.append(action)
+            queue.append(.action(action))
         } else {
             storeJob { process(action) }
         }
@@ -229,10 +241,39 @@ final class RuleModel: ProgramRunner {
         }
         isBusy = true
         body()
+        endJob()
         while !queue.isEmpty {
-            process(queue.removeFirst())
+            switch queue.removeFirst() {
+            case .action(let action):
+                process(action)
+            case .feed(let consumer, let fed):
+                // "Subscribed to a store meanwhile: that store feeds it now."
+                if consumers[consumer].subscription == nil {
+                    feed(consumer, fed, from: .hand)
+                }
+            }
+            endJob()
         }
         isBusy = false
+    }
+
+    /// The store lets go of the consumers that left during the job that just ended.
+    private func endJob() {
+        for consumer in consumers {
+            consumer.isLeavingJob = false
+        }
+    }
+
+    /// `consume(newState:)`: "every member whose selected value changed is called", at once,
+    /// except for a consumer that left the store during the store's job in progress: the state
+    /// follows the consumer once the store has let it go, queued behind the work queued there
+    /// before it.
+    private func feedByHand(_ consumer: Int, _ fed: CheckState) {
+        if isBusy, consumers[consumer].isLeavingJob {
+            queue.append(.feed(consumer: consumer, state: fed))
+        } else {
+            feed(consumer, fed, from: .hand)
+        }
     }
 
     /// "For every action, subscribers are called in the order they subscribed (closure subscribers
@@ -402,6 +443,7 @@ final class RuleModel: ProgramRunner {
                 return
             }
             consumer.subscription = nil
+            consumer.isLeavingJob = isBusy
             subscribers.removeAll {
                 if case .consumer(let other, let otherEpoch) = $0 { return other == index && otherEpoch == epoch }
                 return false
