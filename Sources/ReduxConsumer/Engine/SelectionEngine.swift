@@ -57,6 +57,13 @@ final class SelectionEngine {
     /// ``SoleCallRows/version`` as the pass began.
     @exclusivity(unchecked) private var firedRows: SoleCallRows?
     @exclusivity(unchecked) private var firedRowsVersion: UInt64 = 0
+    /// The pass in progress, when one node with one group fired (a store's only consumer, most
+    /// often): that group, instead of `firedGroups` and `firedEntries`, whose copies of the node's
+    /// lists cost three atomic retains and releases per pass. Unretained, as ``SortKey/group``:
+    /// the node's list held it as the pass began, and it leaves that list only through
+    /// ``detach(_:)``, which keeps it in `leftDuringPass` until ``endPass()``; debug builds count
+    /// it in ``MemberGroup/passHolds``.
+    @exclusivity(unchecked) private var firedSoleGroup: Unmanaged<MemberGroup>?
     /// Whether each fired group is a run of its own (one node fired), so `runs` is not built.
     @exclusivity(unchecked) private var eachGroupIsARun = false
     /// Runs of `sortKeys` that belong to one consumer.
@@ -353,7 +360,10 @@ final class SelectionEngine {
         guard isPassing, registration.order >= cursor.order else { return ([], .max) }
         // A group the pass skips heard the change already, as it came back during the pass.
         let engine = ObjectIdentifier(self)
-        let groups = eachGroupIsARun ? firedGroups : sortKeys.map { $0.group.takeUnretainedValue() }
+        let groups =
+            eachGroupIsARun
+            ? firedSoleGroup.map { [$0.takeUnretainedValue()] } ?? firedGroups
+            : sortKeys.map { $0.group.takeUnretainedValue() }
         let fired = groups.filter {
             $0.order == registration.order && !$0.isSkipped(inPass: passNumber, of: engine)
         }
@@ -503,6 +513,20 @@ final class SelectionEngine {
         passNumber &+= 1
         isPassing = true
         cursor.order = 0
+        if firedNodes.isEmpty, walkedNodes == nil {
+            assert(isMarkInStep(firstFired), "a node's only group out of step with its groups")
+            // One node fired, and the list of nodes is as the walk found it, so its mark is at
+            // its index in the walk: a node of one group is delivered from the mark alone.
+            marks[firstFired].firedPass = passNumber
+            if let group = marks[firstFired].onlyGroup {
+                #if DEBUG
+                    group._withUnsafeGuaranteedRef { $0.passHolds += 1 }
+                #endif
+                firedSoleGroup = group
+                eachGroupIsARun = true
+                return 1
+            }
+        }
         if firedNodes.isEmpty {
             // One node fired. Its groups belong to distinct consumers, in call order: each is a
             // run. The list is shared, not copied (a group leaving during the pass copies the
@@ -667,7 +691,19 @@ final class SelectionEngine {
     /// The call order of run `index` of the pass in progress (closure subscribers interleave by
     /// it).
     func runOrder(at index: Int) -> UInt64 {
-        eachGroupIsARun ? firedGroups[index].orderInPass(passNumber, of: ObjectIdentifier(self)) : runs[index].order
+        guard eachGroupIsARun else { return runs[index].order }
+        return firedGroup(at: index)._withUnsafeGuaranteedRef { $0.orderInPass(passNumber, of: ObjectIdentifier(self)) }
+    }
+
+    /// Fired group `index` of a pass that fired one node, unretained: `firedGroups` or the rule of
+    /// `firedSoleGroup` keeps it alive until `endPass()`.
+    @inline(__always)
+    private func firedGroup(at index: Int) -> Unmanaged<MemberGroup> {
+        if let firedSoleGroup {
+            precondition(index == 0, "a fired group index out of range")
+            return firedSoleGroup
+        }
+        return Unmanaged.passUnretained(firedGroups[index])
     }
 
     /// Calls the members of fired group `index` of a pass that fired one node, where each group
@@ -677,8 +713,7 @@ final class SelectionEngine {
         // here or in another engine, it heard the change as it came back.
         let pass = passNumber
         cursor.order = runOrder(at: index)
-        // Unretained: `firedGroups` keeps the group alive until `endPass()`.
-        Unmanaged.passUnretained(firedGroups[index])._withUnsafeGuaranteedRef { group in
+        firedGroup(at: index)._withUnsafeGuaranteedRef { group in
             if isDue(group, inPass: pass) { group.deliverAll(state, drain) }
         }
     }
@@ -773,6 +808,15 @@ final class SelectionEngine {
             return
         }
         let drain = drain
+        if let firedSoleGroup {
+            // One consumer's group (a store with one `StateConsumer`, most often).
+            firedSoleGroup._withUnsafeGuaranteedRef { group in
+                guard isDue(group, inPass: passNumber) else { return }
+                cursor.order = group.order
+                group.deliverAll(state, drain)
+            }
+            return
+        }
         // Unretained: `firedGroups` keeps each group alive until `endPass()`, and changes only in
         // `evaluate` and `endPass()`, never during a pass (`evaluate` asserts it), so the buffer
         // outlives the callbacks.
@@ -871,6 +915,13 @@ final class SelectionEngine {
         }
         if firedRows != nil {
             firedRows = nil
+        }
+        if let group = firedSoleGroup {
+            #if DEBUG
+                group._withUnsafeGuaranteedRef { $0.passHolds -= 1 }
+            #endif
+            _ = group
+            firedSoleGroup = nil
         }
         var skipped: [MemberGroup] = []
         if !skippedDuringPass.isEmpty {
