@@ -108,4 +108,58 @@ import Testing
         subscription.cancel()
         token.cancel()
     }
+
+    /// README: the processing the thread is in, innermost first, decides: a callback of the
+    /// global store called from inside the page's processing (an `.instantly` call inside `add`)
+    /// is part of the page's processing, and its dispatch to the global store waits behind the
+    /// actions other threads queued there.
+    @Test func aGlobalCallbackCalledFromThePagesProcessingDispatchesBehindTheQueue() {
+        let global = Store(
+            initialState: Global(),
+            reducer: Reducer<Global> { state, action in
+                if action is Hold { state.hold += 1 }
+                if case .number(let number)? = action as? Tick { state.ticks.append(number) }
+            })
+        let page = PageStore(
+            global: global, initialState: { _ in Page() },
+            reducer: Reducer<Page> { state, action in
+                if action is Hold { state.trigger += 1 }
+            })
+        page.forwardActions { $0 is Hold }
+        let inPass = DispatchSemaphore(value: 0)
+        let otherQueued = DispatchSemaphore(value: 0)
+        let subscription = global.subscribe { old, new in
+            guard new.hold != old.hold else { return }
+            // Another thread queues tick 1 on the busy global store meanwhile.
+            inPass.signal()
+            #expect(otherQueued.wait(timeout: .now() + 30) == .success)
+        }
+        // The hold is forwarded into the page, which runs on this thread inside the global store's
+        // processing; its callback adds a global member whose `.instantly` call (inside `add`)
+        // dispatches tick 2.
+        let tokens = Recorder<ConsumerToken>()
+        let pageToken = page.consumer.add(\.trigger) { _, _ in
+            tokens.append(
+                page.globalConsumer.add(\.hold, options: .instantly) { _, _ in
+                    global.dispatch(Tick.number(2))
+                })
+        }
+        // A thread inside another store's processing queues without waiting.
+        let other = Store(initialState: Page(), reducer: Reducer<Page> { (state, _: Trigger) in state.trigger += 1 })
+        let otherSubscription = other.subscribe { _, _ in
+            global.dispatch(Tick.number(1))
+            otherQueued.signal()
+        }
+        let thread = spawn {
+            #expect(inPass.wait(timeout: .now() + 30) == .success)
+            other.dispatch(Trigger.go)
+        }
+        global.dispatch(Hold.hold)
+        #expect(thread.wait(timeout: .now() + 30) == .success)
+        #expect(tokens.count == 1)
+        #expect(global.state.ticks == [1, 2])
+        otherSubscription.cancel()
+        pageToken.cancel()
+        subscription.cancel()
+    }
 }
