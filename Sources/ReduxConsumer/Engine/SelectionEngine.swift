@@ -57,6 +57,17 @@ final class SelectionEngine {
     /// ``SoleCallRows/version`` as the pass began.
     @exclusivity(unchecked) private var firedRows: SoleCallRows?
     @exclusivity(unchecked) private var firedRowsVersion: UInt64 = 0
+    /// `firedRows`, unretained, for the delivery loop: `firedRows` holds them until `endPass()`,
+    /// and both are set and cleared together.
+    @exclusivity(unchecked) private var firedRowsUnretained: Unmanaged<SoleCallRows>?
+    /// The elements of `firedGroups` and `firedEntries`, read by the delivery loops without the
+    /// retain and release of the lists' buffers that reading the lists costs. Unsafe pointers into
+    /// those buffers: valid while the lists hold them, which they do unchanged from the pass's
+    /// evaluation to its end (only ``evaluate(_:)`` and ``endPass()`` assign the lists, and
+    /// nothing changes them in place); debug builds check the addresses at every use
+    /// (``isFiredListInStep``).
+    @exclusivity(unchecked) private var firedGroupsBuffer = UnsafeBufferPointer<MemberGroup>(start: nil, count: 0)
+    @exclusivity(unchecked) private var firedEntriesBuffer = UnsafeBufferPointer<DeliveryEntry>(start: nil, count: 0)
     /// The pass in progress, when one node with one group fired (a store's only consumer, most
     /// often): that group, instead of `firedGroups` and `firedEntries`, whose copies of the node's
     /// lists cost three atomic retains and releases per pass. Unretained, as ``SortKey/group``:
@@ -535,10 +546,16 @@ final class SelectionEngine {
             if node.index >= 0 {
                 marks[node.index].firedPass = passNumber
             }
-            firedGroups = node.groups
-            firedEntries = node.entries
+            let groups = node.groups
+            let entries = node.entries
+            // Into the buffers the pass's lists now hold (see `firedGroupsBuffer`).
+            firedGroupsBuffer = groups.withUnsafeBufferPointer { $0 }
+            firedEntriesBuffer = entries.withUnsafeBufferPointer { $0 }
+            firedGroups = groups
+            firedEntries = entries
             if let rows = node.soleRows, rows.isActive {
                 firedRows = rows
+                firedRowsUnretained = Unmanaged.passUnretained(rows)
                 firedRowsVersion = rows.version
             }
             eachGroupIsARun = true
@@ -703,7 +720,19 @@ final class SelectionEngine {
             precondition(index == 0, "a fired group index out of range")
             return firedSoleGroup
         }
-        return Unmanaged.passUnretained(firedGroups[index])
+        assert(isFiredListInStep, "the fired groups' buffer out of step with their list")
+        return Unmanaged.passUnretained(firedGroupsBuffer[index])
+    }
+
+    /// Whether `firedGroupsBuffer` and `firedEntriesBuffer` are the buffers of `firedGroups` and
+    /// `firedEntries` (debug builds check it wherever a pass reads them).
+    private var isFiredListInStep: Bool {
+        firedGroups.withUnsafeBufferPointer {
+            $0.baseAddress == firedGroupsBuffer.baseAddress && $0.count == firedGroupsBuffer.count
+        }
+            && firedEntries.withUnsafeBufferPointer {
+                $0.baseAddress == firedEntriesBuffer.baseAddress && $0.count == firedEntriesBuffer.count
+            }
     }
 
     /// Calls the members of fired group `index` of a pass that fired one node, where each group
@@ -818,9 +847,11 @@ final class SelectionEngine {
             return
         }
         // Unretained: `firedGroups` keeps each group alive until `endPass()`, and changes only in
-        // `evaluate` and `endPass()`, never during a pass (`evaluate` asserts it), so the buffer
+        // `evaluate` and `endPass()`, never during a pass (`evaluate` asserts it), so its buffer
         // outlives the callbacks.
-        firedGroups.withUnsafeBufferPointer { groups in
+        assert(isFiredListInStep, "the fired groups' buffer out of step with their list")
+        let groups = firedGroupsBuffer
+        do {
             guard groups.count > 1 else {
                 // One consumer (the usual case of a store with one `StateConsumer`): its group.
                 guard let group = groups.first else { return }
@@ -839,9 +870,17 @@ final class SelectionEngine {
             // The rows only if they did not change since the pass recorded their version, after
             // every selector ran: then they describe the groups the pass fired. Nothing runs in
             // between today (`Store.notify`, `StateConsumer.feed`); the check keeps it so.
-            let rows = firedRows.flatMap { $0.version == firedRowsVersion ? $0 : nil }
-            firedEntries.withUnsafeBufferPointer { entries in
-                Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
+            let entries = firedEntriesBuffer
+            Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
+                // Unretained: `firedRows` holds them until `endPass()`.
+                guard let rows = firedRowsUnretained,
+                    rows._withUnsafeGuaranteedRef({ $0.version == firedRowsVersion })
+                else {
+                    first.deliverGroups(
+                        groups, entries, nil, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
+                    return
+                }
+                rows._withUnsafeGuaranteedRef { rows in
                     first.deliverGroups(
                         groups, entries, rows, state, drain, level, passNumber, ObjectIdentifier(self), cursor)
                 }
@@ -911,9 +950,11 @@ final class SelectionEngine {
         // a deinit that removes another consumer. Nothing of the pass stays behind: a group that
         // left keeps nothing of its consumer's alive past the pass.
         if !firedEntries.isEmpty {
+            firedEntriesBuffer = UnsafeBufferPointer(start: nil, count: 0)
             firedEntries = []
         }
         if firedRows != nil {
+            firedRowsUnretained = nil
             firedRows = nil
         }
         if let group = firedSoleGroup {
@@ -934,6 +975,7 @@ final class SelectionEngine {
         // list, whose release is a call into the runtime.
         guard !firedGroups.isEmpty || !leftDuringPass.isEmpty || !skipped.isEmpty else { return }
         let fired = firedGroups
+        firedGroupsBuffer = UnsafeBufferPointer(start: nil, count: 0)
         firedGroups = []
         var left: [MemberGroup] = []
         swap(&left, &leftDuringPass)
