@@ -31,12 +31,18 @@ import Testing
         case hold
     }
 
-    @Test func aForwardMadeWhileThePageRunsHereFollowsTheForwardsQueuedBeforeIt() {
-        let global = Store(
+    /// A global store that counts holds and records ticks in the order it reduces them.
+    private static func makeGlobal() -> Store<Global> {
+        Store(
             initialState: Global(),
-            reducer: Reducer<Global> { (state, tick: Tick) in
-                if case .number(let number) = tick { state.ticks.append(number) }
+            reducer: Reducer<Global> { state, action in
+                if action is Hold { state.hold += 1 }
+                if case .number(let number)? = action as? Tick { state.ticks.append(number) }
             })
+    }
+
+    @Test func aForwardMadeWhileThePageRunsHereFollowsTheForwardsQueuedBeforeIt() {
+        let global = Self.makeGlobal()
         let page = PageStore(
             global: global, initialState: { _ in Page() },
             reducer: Reducer<Page> { state, action in
@@ -69,12 +75,7 @@ import Testing
     }
 
     @Test func actionsAPagesCallbacksDispatchToItsGlobalStoreAreReducedInThePagesOrder() {
-        let global = Store(
-            initialState: Global(),
-            reducer: Reducer<Global> { state, action in
-                if action is Hold { state.hold += 1 }
-                if case .number(let number)? = action as? Tick { state.ticks.append(number) }
-            })
+        let global = Self.makeGlobal()
         let page = PageStore(
             global: global, initialState: { _ in Page() },
             reducer: Reducer<Page> { (state, _: Trigger) in state.trigger += 1 })
@@ -114,12 +115,7 @@ import Testing
     /// is part of the page's processing, and its dispatch to the global store waits behind the
     /// actions other threads queued there.
     @Test func aGlobalCallbackCalledFromThePagesProcessingDispatchesBehindTheQueue() {
-        let global = Store(
-            initialState: Global(),
-            reducer: Reducer<Global> { state, action in
-                if action is Hold { state.hold += 1 }
-                if case .number(let number)? = action as? Tick { state.ticks.append(number) }
-            })
+        let global = Self.makeGlobal()
         let page = PageStore(
             global: global, initialState: { _ in Page() },
             reducer: Reducer<Page> { state, action in
