@@ -140,27 +140,7 @@ final class Drain: @unchecked Sendable {
             return
         }
         if context.owns(self) {
-            switch kind {
-            case .dispatch where context.isInnermost(self):
-                local.append((queueing(), generation))
-            case .dispatch, .forward:
-                // A dispatch from another store's processing nested in this drain's job (a page's
-                // callback dispatching to its global store) is ordered like a forward: the same
-                // store's earlier dispatches, made on other threads, may be queued here.
-                // Behind the queue when anything waits there; with nothing queued, the forwarded
-                // actions before this one have run or are in `local`, which runs before the queue.
-                let job = queueing()
-                let isQueued = machine.withLock { machine in
-                    guard !machine.isQueueEmpty else { return false }
-                    _ = machine.enqueue(job, generation: generation, isWaited: false)
-                    return true
-                }
-                if !isQueued {
-                    local.append((job, generation))
-                }
-            case .control, .removal:
-                job()
-            }
+            submitFromOwner(kind, generation: generation, context: context, job, queueing: queueing)
             return
         }
         let thread = ObjectIdentifier(context)
@@ -176,6 +156,36 @@ final class Drain: @unchecked Sendable {
         }
         if waits {
             wait(for: ticket, context: context)
+        }
+    }
+
+    /// ``submit(_:generation:context:_:queueing:)`` from the thread that runs this drain (re-entrant
+    /// work). Out of line: the common submit, from a thread that does not, stays small enough to
+    /// inline into every dispatch.
+    @inline(never)
+    private func submitFromOwner(
+        _ kind: Kind, generation: Int, context: ThreadContext, _ job: () -> Void, queueing: () -> DrainJob
+    ) {
+        switch kind {
+        case .dispatch where context.isInnermost(self):
+            local.append((queueing(), generation))
+        case .dispatch, .forward:
+            // A dispatch from another store's processing nested in this drain's job (a page's
+            // callback dispatching to its global store) is ordered like a forward: the same
+            // store's earlier dispatches, made on other threads, may be queued here.
+            // Behind the queue when anything waits there; with nothing queued, the forwarded
+            // actions before this one have run or are in `local`, which runs before the queue.
+            let job = queueing()
+            let isQueued = machine.withLock { machine in
+                guard !machine.isQueueEmpty else { return false }
+                _ = machine.enqueue(job, generation: generation, isWaited: false)
+                return true
+            }
+            if !isQueued {
+                local.append((job, generation))
+            }
+        case .control, .removal:
+            job()
         }
     }
 
