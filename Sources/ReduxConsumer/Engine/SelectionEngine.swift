@@ -871,6 +871,9 @@ final class SelectionEngine {
             // every selector ran: then they describe the groups the pass fired. Nothing runs in
             // between today (`Store.notify`, `StateConsumer.feed`); the check keeps it so.
             let entries = firedEntriesBuffer
+            assert(
+                firedRowsUnretained?.toOpaque() == firedRows.map { Unmanaged.passUnretained($0).toOpaque() },
+                "the fired rows' unretained copy out of step with the rows")
             Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
                 // Unretained: `firedRows` holds them until `endPass()`.
                 guard let rows = firedRowsUnretained,
