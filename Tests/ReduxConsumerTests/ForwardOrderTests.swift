@@ -31,6 +31,31 @@ import Testing
         case hold
     }
 
+    /// Dispatches a hold to `global` on this thread; while its subscribers hear it, runs
+    /// `otherThread` on another thread, waits for it, then runs `here`, still inside the hold's
+    /// processing. Returns once the hold's `dispatch` has returned.
+    private static func hold(
+        _ global: Store<Global>, whileAnotherThread otherThread: @escaping @Sendable () -> Void,
+        thenHere here: @escaping @Sendable () -> Void
+    ) {
+        let holding = DispatchSemaphore(value: 0)
+        let otherDone = DispatchSemaphore(value: 0)
+        let subscription = global.subscribe { old, new in
+            guard new.hold != old.hold else { return }
+            holding.signal()
+            #expect(otherDone.wait(timeout: .now() + 30) == .success)
+            here()
+        }
+        let other = spawn {
+            #expect(holding.wait(timeout: .now() + 30) == .success)
+            otherThread()
+            otherDone.signal()
+        }
+        global.dispatch(Hold.hold)
+        #expect(other.wait(timeout: .now() + 30) == .success)
+        subscription.cancel()
+    }
+
     /// A global store that counts holds and records ticks in the order it reduces them.
     private static func makeGlobal() -> Store<Global> {
         Store(
@@ -84,29 +109,16 @@ import Testing
         let token = page.consumer.add(\.trigger) { _, new in
             global.dispatch(Tick.number(new))
         }
-        let holding = DispatchSemaphore(value: 0)
-        let otherTriggered = DispatchSemaphore(value: 0)
-        let subscription = global.subscribe { old, new in
-            guard new.hold != old.hold else { return }
-            // This thread runs the global store; another runs the idle page, whose tick 1 is
-            // queued on the busy global store.
-            holding.signal()
-            #expect(otherTriggered.wait(timeout: .now() + 30) == .success)
+        Self.hold(
+            global,
+            // Another thread runs the idle page, whose tick 1 is queued on the busy global store.
+            whileAnotherThread: { page.dispatch(Trigger.go) },
             // The page is idle again: this thread runs it, inside the global store's processing,
             // and its tick 2 comes into the global store this thread is running.
-            page.dispatch(Trigger.go)
-        }
-        let other = spawn {
-            #expect(holding.wait(timeout: .now() + 30) == .success)
-            page.dispatch(Trigger.go)
-            otherTriggered.signal()
-        }
-        global.dispatch(Hold.hold)
-        #expect(other.wait(timeout: .now() + 30) == .success)
+            thenHere: { page.dispatch(Trigger.go) })
         // This thread served the global store's queue before `dispatch` returned.
         #expect(page.state.trigger == 2)
         #expect(global.state.ticks == [1, 2])
-        subscription.cancel()
         token.cancel()
     }
 
@@ -122,14 +134,6 @@ import Testing
                 if action is Hold { state.trigger += 1 }
             })
         page.forwardActions { $0 is Hold }
-        let inPass = DispatchSemaphore(value: 0)
-        let otherQueued = DispatchSemaphore(value: 0)
-        let subscription = global.subscribe { old, new in
-            guard new.hold != old.hold else { return }
-            // Another thread queues tick 1 on the busy global store meanwhile.
-            inPass.signal()
-            #expect(otherQueued.wait(timeout: .now() + 30) == .success)
-        }
         // The hold is forwarded into the page, which runs on this thread inside the global store's
         // processing; its callback adds a global member whose `.instantly` call (inside `add`)
         // dispatches tick 2.
@@ -142,20 +146,12 @@ import Testing
         }
         // A thread inside another store's processing queues without waiting.
         let other = Store(initialState: Page(), reducer: Reducer<Page> { (state, _: Trigger) in state.trigger += 1 })
-        let otherSubscription = other.subscribe { _, _ in
-            global.dispatch(Tick.number(1))
-            otherQueued.signal()
-        }
-        let thread = spawn {
-            #expect(inPass.wait(timeout: .now() + 30) == .success)
-            other.dispatch(Trigger.go)
-        }
-        global.dispatch(Hold.hold)
-        #expect(thread.wait(timeout: .now() + 30) == .success)
+        let otherSubscription = other.subscribe { _, _ in global.dispatch(Tick.number(1)) }
+        // Another thread queues tick 1 on the busy global store meanwhile.
+        Self.hold(global, whileAnotherThread: { other.dispatch(Trigger.go) }, thenHere: {})
         #expect(tokens.count == 1)
         #expect(global.state.ticks == [1, 2])
         otherSubscription.cancel()
         pageToken.cancel()
-        subscription.cancel()
     }
 }
