@@ -176,6 +176,7 @@ final class Drain: @unchecked Sendable {
             // Behind the queue when anything waits there; with nothing queued, the forwarded
             // actions before this one have run or are in `local`, which runs before the queue.
             let job = queueing()
+            // The lock only enqueues the job (no user code under it); the job runs later, outside.
             let isQueued = machine.withLock { machine in
                 guard !machine.isQueueEmpty else { return false }
                 _ = machine.enqueue(job, generation: generation, isWaited: false)

@@ -85,6 +85,7 @@ final class ThreadContext {
     /// nested inside them, are running here.
     @inline(__always)
     func isInnermost(_ drain: Drain) -> Bool {
+        // Identities compared, nothing dereferenced: the unretained entries are `owned`'s (see there).
         owned.last?.toOpaque() == Unmanaged.passUnretained(drain).toOpaque()
     }
 
