@@ -210,11 +210,15 @@ struct DerivedModelHuntTests {
             consumers[consumer] = model
         }
 
-        /// Delivers a queued consumer's pending calls (its queue is not held).
+        /// Delivers a queued consumer's pending calls (its queue is not held): one batch, in the
+        /// order the members were added.
         mutating func drain(_ consumer: Int) {
             var model = consumers[consumer]
             guard model.isQueued, !model.isHeld else { return }
-            for member in model.order {
+            // `members` lists them in the order the library added them (a member added by a hook
+            // comes when its pass runs, after members added directly meanwhile).
+            let place = { (member: Int) in model.members.firstIndex { $0.id == member } ?? Int.max }
+            for member in model.order.sorted(by: { place($0) < place($1) }) {
                 guard let pending = model.pending.removeValue(forKey: member) else { continue }
                 let kind = model.members.first { $0.id == member }?.kind ?? .plain
                 if pending.isMerged, pending.compares, kind.same(pending.old, pending.new) {

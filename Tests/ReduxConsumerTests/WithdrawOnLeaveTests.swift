@@ -88,6 +88,30 @@ struct WithdrawOnLeaveTests {
         #expect(store.subscriberCount == 0)
     }
 
+    /// An `.instantly` call still waiting on the queue when the subscription ends is withdrawn
+    /// with the other waiting calls, and not made again when the consumer comes back (it fires once
+    /// in the member's life, at its first value); the member hears the next change from there.
+    @Test func anInstantCallWaitingOnTheQueueIsWithdrawnWithTheSubscription() {
+        let queue = DispatchQueue(label: "withdraw-instant-call")
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>(deliveringOn: queue)
+        let calls = Recorder<Call>()
+        var subscription = store.subscribe(consumer)
+        queue.suspend()
+        consumer.add(\.counter, options: .instantly) { old, new in calls.append(Call(old: old, new: new)) }
+        subscription.cancel()
+        queue.resume()
+        queue.sync {}
+        #expect(calls.values.isEmpty, "called after cancel() returned: \(calls.values)")
+        subscription = store.subscribe(consumer)
+        queue.sync {}
+        #expect(calls.values.isEmpty, "the instant call came back with the subscription: \(calls.values)")
+        store.dispatch(CounterAction.increment)
+        queue.sync {}
+        #expect(calls.values == [Call(old: 0, new: 1)])
+        subscription.cancel()
+    }
+
     /// Where a member's chain breaks: the pairs whose `new` is not the next call's `old`.
     private static func breaks(in calls: [Call]) -> [String] {
         zip(calls, calls.dropFirst()).filter { $0.new != $1.old }.prefix(5).map { "\($0) then \($1)" }

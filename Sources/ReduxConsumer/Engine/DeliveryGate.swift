@@ -5,10 +5,19 @@ import Dispatch
 /// coalesced per member, and the gate makes removal final.
 ///
 /// A pass posts a member's call here instead of making it; a pump (a block on the queue, or a task)
-/// then makes the calls one at a time, in the order they were first posted. While a member's call
-/// waits, a newer change of the same member is merged into it, keeping the first `old` and the
-/// latest `new`: a slow receiver gets fewer, larger steps, never a stale or repeated value, and
-/// the memory held is one call per member at most, whatever the dispatch rate.
+/// then makes the calls one at a time. While a member's call waits, a newer change of the same
+/// member is merged into it, keeping the first `old` and the latest `new`: a slow receiver gets
+/// fewer, larger steps, never a stale or repeated value, and the memory held is one waiting call
+/// per member at most (besides the batch being made), whatever the dispatch rate.
+///
+/// The pump makes the calls in *batches*: when it is done with one, it takes every waiting call
+/// at once and makes them in the order their members were added (identifiers grow as members are
+/// added); calls posted meanwhile wait, and merge, for the next batch. So the members a state
+/// changed are called in the order they were added, as on the store's thread, even when some of
+/// their calls waited since an earlier state (a call keeps no place of its own in the queue: the
+/// order of first posting would call a member whose call waited since an earlier state ahead of
+/// members added before it); and a member whose value keeps changing never holds the others back,
+/// since the batch being made takes no new calls.
 ///
 /// Each call goes through three steps: the pump *takes* it, the call *begins* where it runs (on the
 /// queue, or on the member's actor) and *ends*. Removal drops a member's pending call, makes a taken
@@ -29,12 +38,12 @@ final class DeliveryGate: Sendable {
     private let state = ConditionLock(State())
 
     private struct State {
-        /// Pending calls by member.
+        /// Calls waiting for the next batch, by member.
         var pending: [UInt64: any PendingCall] = [:]
-        /// Members with a pending call, from `head` on, in the order their calls were first
-        /// posted (a drop takes out the places of the calls it dropped).
-        var order: [UInt64] = []
-        var head = 0
+        /// The batch being made, from `batchHead` on: the calls that were waiting when the pump
+        /// took it, in member order. A call taken out of it, or dropped, leaves `nil`.
+        var batch: [(member: UInt64, call: (any PendingCall)?)] = []
+        var batchHead = 0
         /// Whether a pump is scheduled or running.
         var isPumping = false
         /// The call the pump took: whose, whether removal dropped it before it began, and once it
@@ -49,17 +58,32 @@ final class DeliveryGate: Sendable {
         /// starts from it, the value it heard last (its group's cell moved on without it).
         var carried: [UInt64: any Sendable] = [:]
 
+        /// Takes the next call of the batch; when the batch is done, takes the waiting calls as the
+        /// next one. `nil` when no call is left.
+        ///
+        /// - Complexity: O(1), and O(*k* log *k*) once per batch of *k* calls, to sort it.
         mutating func takeNext() -> (UInt64, any PendingCall)? {
-            while head < order.count {
-                let member = order[head]
-                head += 1
-                if let call = pending.removeValue(forKey: member) {
-                    return (member, call)
+            while true {
+                while batchHead < batch.count {
+                    let entry = batch[batchHead]
+                    // The caller holds the call now: this is not its last reference.
+                    batch[batchHead].call = nil
+                    batchHead += 1
+                    if let call = entry.call {
+                        return (entry.member, call)
+                    }
                 }
+                batch.removeAll(keepingCapacity: batch.count <= 64)
+                batchHead = 0
+                guard !pending.isEmpty else { return nil }
+                batch.reserveCapacity(pending.count)
+                for (member, call) in pending {
+                    batch.append((member, call))
+                }
+                // The dictionary's references go; the batch holds every call.
+                pending.removeAll(keepingCapacity: true)
+                batch.sort { $0.member < $1.member }
             }
-            order.removeAll(keepingCapacity: true)
-            head = 0
-            return nil
         }
     }
 
@@ -90,7 +114,6 @@ final class DeliveryGate: Sendable {
                     displaced = call.rebase(old: old)
                 }
                 state.pending[member] = call
-                state.order.append(member)
             }
             guard !state.isPumping else { return false }
             state.isPumping = true
@@ -169,12 +192,15 @@ final class DeliveryGate: Sendable {
         let dropped = state.withLock { state -> [any Sendable] in
             state.isClosed = true
             state.current?.isDropped = true
+            let batch = state.batch[state.batchHead...].compactMap(\.call)
             defer {
                 state.pending.removeAll()
+                state.batch.removeAll()
+                state.batchHead = 0
                 state.withdrawn.removeAll()
                 state.carried.removeAll()
             }
-            return Array(state.pending.values) + [state.withdrawn, state.carried]
+            return Array(state.pending.values) + batch + [state.withdrawn, state.carried]
         }
         // Released outside the lock: a callback's captures may run code in their deinit.
         withExtendedLifetime(dropped) {}
@@ -241,18 +267,22 @@ final class DeliveryGate: Sendable {
                 }
             }
             var dropped: [any Sendable] = []
+            // The batch's calls first: they were posted before the waiting ones, so a member's
+            // earliest `old` is in the batch when it has a call there.
+            for index in state.batch.indices.dropFirst(state.batchHead) where matches(state.batch[index].member) {
+                guard let call = state.batch[index].call else { continue }
+                state.batch[index].call = nil
+                if keepsOld, state.withdrawn[state.batch[index].member] == nil {
+                    state.withdrawn[state.batch[index].member] = call.oldValue
+                }
+                dropped.append(call)
+            }
             for member in state.pending.keys.filter(matches) {
                 guard let call = state.pending.removeValue(forKey: member) else { continue }
                 if keepsOld, state.withdrawn[member] == nil {
                     state.withdrawn[member] = call.oldValue
                 }
                 dropped.append(call)
-            }
-            if !dropped.isEmpty {
-                // Their places go too: a member posted again (one that stays) takes its place
-                // behind the calls pending now, not at the place of the call dropped.
-                state.order = state.order[state.head...].filter { state.pending[$0] != nil }
-                state.head = 0
             }
             if !keepsOld {
                 // Removed members come back no more: what they kept goes, after the lock.
