@@ -65,7 +65,15 @@ public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
                 if let start {
                     self.start = nil
                     // Copies of an iterator share its channel: the first to ask subscribes for all.
-                    if channel.claimStart() { await start(channel) }
+                    // A cancellation while the store is busy finishes the channel at once: the
+                    // subscription, made when the store gets to it, is then cancelled there.
+                    if channel.claimStart() {
+                        await withTaskCancellationHandler {
+                            await start(channel)
+                        } onCancel: { [channel] in
+                            channel.finish()
+                        }
+                    }
                 }
                 let cameBack = await channel.take(into: &batch, lastTake: &lastTake)
                 if batch.isEmpty { return nil }

@@ -183,13 +183,25 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     /// thread of the pool, which the kernel may run in place of the store's).
     /// Returns the check of a coalesced element that may have come back to where it started (see
     /// ``pendingIsMerged``), to make outside the lock; `nil` when there is nothing to check.
+    ///
+    /// Cancelling the reading task finishes the channel at once wherever the reader is in here
+    /// (lingering, watching for a post or waiting), so nothing posted after the cancellation is
+    /// taken; if the task was cancelled before, it finishes the channel as the reader comes in.
     @inlinable
     func take(into batch: inout [Element], lastTake: inout UInt64) async -> (@Sendable (Element) -> Bool)? {
-        // A reader that never waits (changes keep coming) never runs the cancellation handler
-        // of `waitForPost`: its cancellation is seen here.
-        if Task.isCancelled {
+        await withTaskCancellationHandler {
+            await takeUncancelled(into: &batch, lastTake: &lastTake)
+        } onCancel: {
             finish()
-        } else if lastTake != 0 {
+        }
+    }
+
+    /// ``take(into:lastTake:)`` without its cancellation handler.
+    @inlinable
+    func takeUncancelled(
+        into batch: inout [Element], lastTake: inout UInt64
+    ) async -> (@Sendable (Element) -> Bool)? {
+        if lastTake != 0, !Task.isCancelled {
             Self.linger(since: lastTake)
         }
         var hasWatched = false
@@ -270,17 +282,14 @@ final class StreamChannel<Element: Sendable>: @unchecked Sendable {
     static var postWatchRounds: Int { 8 }
 
     /// Returns once an element was posted or the sequence finished (at once if either happened).
+    /// A cancellation finishes the sequence through ``take(into:lastTake:)``'s handler.
     @inlinable
     func waitForPost() async {
-        await withTaskCancellationHandler {
-            #if DEBUG
-                await withCheckedContinuation { wait($0) }
-            #else
-                await withUnsafeContinuation { wait($0) }
-            #endif
-        } onCancel: {
-            finish()
-        }
+        #if DEBUG
+            await withCheckedContinuation { wait($0) }
+        #else
+            await withUnsafeContinuation { wait($0) }
+        #endif
     }
 
     /// Leaves `reader` for the next post (or the end) to resume, or resumes it at once if an element
