@@ -1,7 +1,8 @@
 /// A function that returns the current state of a store, or `nil` once the store is gone.
 public typealias GetState<State> = @Sendable () -> State?
 
-/// A store extension point in ReSwift's shape: it sees every action before the reducer does.
+/// A store extension point in ReSwift's shape: it sees every action before the reducer does
+/// (except ``StoreInit``, which builds a store's first state before any middleware can run).
 ///
 /// A middleware is given the store's `dispatch` (which sends an action through the whole chain
 /// again) and `getState`, and wraps `next` (the rest of the chain, ending in the reducer). It can
@@ -20,7 +21,10 @@ public typealias GetState<State> = @Sendable () -> State?
 /// ```
 ///
 /// Middleware runs on the thread that processes the store, one action at a time. `next` may also
-/// be called later from any thread (a delayed action): the action then joins the store's queue.
+/// be kept and called later (a delayed action), from any thread or from the store's own reducer or
+/// callbacks: the action then joins the store's queue, as a dispatch made there would (right after
+/// the action in progress, when called while the store processes one), and goes through the rest
+/// of the chain, never inside the reducer or the callbacks of another action.
 public typealias Middleware<State> =
     @Sendable (
         _ dispatch: @escaping DispatchFunction,

@@ -278,17 +278,24 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 
     private func dispatch(_ action: any Action, as kind: Drain.Kind) {
         ThreadContext.withCurrent { context in
-            let generation = context.isHolder ? context.generation + 1 : 0
-            guard generation <= Self.chainLimit else {
-                diagnose(
-                    "\(description): dropped \(String(reflecting: action)): it would be action number \(generation + 1) of a chain in which each action was dispatched while processing the previous one (limit \(Self.chainLimit)). A consumer, middleware or reducer that dispatches on every change?"
-                )
-                return
-            }
+            guard let generation = generation(of: action, in: context) else { return }
             drain.submit(
                 kind, generation: generation, context: context, { process(action, context: context) },
                 queueing: { { [self] in process(action) } })
         }
+    }
+
+    /// The place in its chain of an action submitted on the thread of `context` (one more than the
+    /// action being processed there, if any), or `nil`, with a diagnostic, beyond ``chainLimit``.
+    private func generation(of action: any Action, in context: ThreadContext) -> Int? {
+        let generation = context.isHolder ? context.generation + 1 : 0
+        guard generation <= Self.chainLimit else {
+            diagnose(
+                "\(description): dropped \(String(reflecting: action)): it would be action number \(generation + 1) of a chain in which each action was dispatched while processing the previous one (limit \(Self.chainLimit)). A consumer, middleware or reducer that dispatches on every change?"
+            )
+            return nil
+        }
+        return generation
     }
 
     /// Adds a middleware after creation; it becomes the innermost one (closest to the reducer).
@@ -309,12 +316,38 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         drain.submit(kind, generation: ThreadContext.current.generation) { [self] in body(self) }
     }
 
+    /// The middleware chain: each middleware's `next` is a ``nextFunction(running:)`` of the rest
+    /// of the chain, which ends in ``reduceInChain(_:)``.
     private func makeChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
         let dispatch: DispatchFunction = { [weak self] action in self?.dispatch(action) }
         let getState: GetState<State> = { [weak self] in self?.state }
-        let last: DispatchFunction = { [weak self] action in self?.reduceFromChain(action) }
-        return middleware.reversed().reduce(last) { next, middleware in
-            middleware(dispatch, getState)(next)
+        let last: DispatchFunction = { [weak self] action in self?.reduceInChain(action) }
+        return middleware.reversed().reduce(last) { inner, middleware in
+            middleware(dispatch, getState)(nextFunction(running: inner))
+        }
+    }
+
+    /// The `next` a middleware is given: runs `inner` (the rest of the chain) at once when called
+    /// from the chain running on this store's thread; called from anywhere else (later, from
+    /// another thread, or from this store's reducer or callbacks, where a middleware kept it),
+    /// queues a job that runs `inner` as the store's processing of the action, as a dispatch
+    /// made there would be queued: never inside the reducer or the callbacks of another action.
+    private func nextFunction(running inner: @escaping DispatchFunction) -> DispatchFunction {
+        { [weak self] action in self?.next(action, running: inner) }
+    }
+
+    private func next(_ action: any Action, running inner: @escaping DispatchFunction) {
+        if drain.isAccessibleFromCurrentThread, !drain.isReleasingPublished, core.value.isRunningChain {
+            inner(action)
+            return
+        }
+        // A middleware that calls `next` later, from another thread, from a `deinit` the release
+        // of a published state runs, or from the store's own reducer or callbacks.
+        ThreadContext.withCurrent { context in
+            guard let generation = generation(of: action, in: context) else { return }
+            drain.submit(
+                .dispatch, generation: generation, context: context, { runChain(inner, action) },
+                queueing: { { [self] in runChain(inner, action) } })
         }
     }
 
@@ -326,9 +359,18 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
             reduceAndNotify(action, context: context)
             return
         }
+        runChain(chain, action)
+    }
+
+    /// Runs `chain` (the whole middleware chain, or the part after one middleware) for `action`,
+    /// as the store's processing of it. Call from a job of the store.
+    private func runChain(_ chain: DispatchFunction, _ action: any Action) {
         let core = core.value
         let isOutermost = beginAction(core)
+        let wasRunningChain = core.isRunningChain
+        core.isRunningChain = true
         chain(action)
+        core.isRunningChain = wasRunningChain
         endAction(core, isOutermost: isOutermost)
     }
 
@@ -372,17 +414,15 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The end of the middleware chain: reduce now if we are processing this store, else queue (a
-    /// middleware that calls `next` later, from another thread, or from a `deinit` the release of
-    /// a published state runs).
-    private func reduceFromChain(_ action: any Action) {
-        if drain.isAccessibleFromCurrentThread, !drain.isReleasingPublished {
-            reduceAndNotify(action, context: .current)
-        } else {
-            drain.submit(.dispatch, generation: ThreadContext.current.generation) { [self] in
-                reduceAndNotify(action, context: .current)
-            }
-        }
+    /// The end of the middleware chain, reached from a ``nextFunction(running:)`` while the chain
+    /// runs on this store's thread: reduces and notifies. The reducer and the callbacks are not
+    /// the chain: a middleware's `next` they call is queued.
+    private func reduceInChain(_ action: any Action) {
+        let core = core.value
+        assert(core.isRunningChain, "the end of the middleware chain was reached outside the chain")
+        core.isRunningChain = false
+        reduceAndNotify(action, context: .current, core: core)
+        core.isRunningChain = true
     }
 
     /// Reduces `action`, then notifies. The new state is published for other threads before anyone

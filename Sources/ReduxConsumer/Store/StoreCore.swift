@@ -37,6 +37,10 @@ final class StoreCore<State: Sendable> {
     /// they start with the next action, wherever in this one they were registered.
     @exclusivity(unchecked) var isInAction = false
     @exclusivity(unchecked) var joinAfterAction: [() -> Void] = []
+    /// Whether the middleware chain is running on the drain's thread, between its middleware
+    /// (not in the reducer or the callbacks of the action it reduces): a middleware's `next`
+    /// called meanwhile runs at once; called from anywhere else, it is queued like a dispatch.
+    @exclusivity(unchecked) var isRunningChain = false
     /// Whether the pass is calling subscribers and consumers (until its engine's `endPass()`;
     /// the action listeners come after): an engine a consumer brings meanwhile holds its members'
     /// `.instantly` calls for that `endPass()`, and one brought later (from a listener) does not.
