@@ -35,6 +35,23 @@ struct RecordingTests {
         )
     }
 
+    /// A session closed before its first action still records the state it started from: the
+    /// recording opens, and replays no action to that state.
+    @Test func aRecordingClosedBeforeItsFirstActionRecordsTheInitialState() throws {
+        let text = try recordCounterSession([], from: AppState(counter: 7))
+        #expect(
+            text == """
+                {"recording":"ReduxConsumer","format":"1.0","library":"0.1.0-dev","hash":"structural64"}
+                {"snapshot":0,"state":{"counter":7,"works":[]}}
+                {"end":0}
+
+                """
+        )
+        let reader = try counterReader(text)
+        #expect(reader.initialState == AppState(counter: 7))
+        #expect(try reader.next() == nil)
+    }
+
     @Test func withoutHashOrSnapshotsRecordsOnlyTheActions() throws {
         let text = try recordCounterSession([CounterAction.increment], hash: nil)
         #expect(

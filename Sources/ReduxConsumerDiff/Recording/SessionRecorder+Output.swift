@@ -11,6 +11,8 @@ struct RecorderOutput {
     var phase = Phase.recording
     /// Whether the first action was recorded (with the initial snapshot before it).
     var hasStarted = false
+    /// Whether an action (or `close()`) has taken on recording the initial snapshot.
+    var isInitialStateClaimed = false
     /// The encoders, when no action has borrowed them.
     var scratch: RecorderScratch?
 
@@ -32,8 +34,31 @@ struct RecorderOutput {
             wantsInitialState: wantsInitialState && !hasStarted,
             scratch: scratch ?? RecorderScratch()
         )
+        isInitialStateClaimed = isInitialStateClaimed || lease.wantsInitialState
         scratch = nil
         return lease
+    }
+
+    /// Lends the encoders to `close()` for the initial snapshot of a recording that no action
+    /// reached, or returns `nil` when an action records it (or nothing is recorded any more).
+    mutating func leaseForInitialState() -> RecorderLease? {
+        guard phase == .recording, !hasStarted, !isInitialStateClaimed else { return nil }
+        isInitialStateClaimed = true
+        let lease = RecorderLease(index: 0, wantsInitialState: true, scratch: scratch ?? RecorderScratch())
+        scratch = nil
+        return lease
+    }
+
+    /// Takes the initial snapshot `close()` built, or the error it met.
+    mutating func commitInitialState(_ lease: RecorderLease, failure: RecordingError?) {
+        scratch = lease.scratch
+        guard phase == .recording else { return }
+        if let failure {
+            self.failure = failure
+            phase = .stopped
+            return
+        }
+        pending.append(contentsOf: lease.scratch.json.bytes)
     }
 
     /// Takes the lines an action built, or the error it met, and gets the encoders back.

@@ -59,6 +59,11 @@ public final class SessionRecorder<State: Sendable>: Sendable {
     private let unregisteredActions: UnregisteredActions
     private let flushThreshold: Int
     private let output: Lock<RecorderOutput>
+    /// The recorded store's state when the middleware was installed (on the first store only),
+    /// until the first action records the initial state: what a recording closed before its first
+    /// action records instead, even once the store is gone.
+    private let stateAtInstall = Lock<State?>(nil)
+    private let isInstalled = Lock(false)
 
     /// Creates a recorder and writes the recording's header (into its buffer).
     ///
@@ -113,7 +118,16 @@ public final class SessionRecorder<State: Sendable>: Sendable {
     /// The middleware to install, last, on the store to record.
     public var middleware: Middleware<State> {
         { [self] _, getState in
-            { next in
+            let isFirstInstall = isInstalled.withLock { isInstalled in
+                defer { isInstalled = true }
+                return !isInstalled
+            }
+            if encodeState != nil, isFirstInstall {
+                // Read outside the recorder's locks (`getState` takes the store's).
+                let state = getState()
+                stateAtInstall.withLock { $0 = state }
+            }
+            return { next in
                 { action in self.record(action, getState: getState, next: next) }
             }
         }
@@ -126,6 +140,11 @@ public final class SessionRecorder<State: Sendable>: Sendable {
             return
         }
         let initialState = lease.wantsInitialState ? getState() : nil
+        if lease.wantsInitialState {
+            // Recorded with this action now: the copy kept for a recording without one goes.
+            let kept = stateAtInstall.withLock { $0.take() }
+            withExtendedLifetime(kept) {}
+        }
         next(action)
         let state = hash != nil || isSnapshotDue(lease.index) ? getState() : nil
         let failure = writeLines(
@@ -162,9 +181,22 @@ public final class SessionRecorder<State: Sendable>: Sendable {
     ///
     /// - Throws: The error that stopped the recording, if any; see ``failure``.
     public func close() throws(RecordingError) {
+        recordInitialStateIfNoActionWas()
         if let failure = output.withLock({ $0.close() }) {
             throw failure
         }
+    }
+
+    /// Before the end line of a recording that no action reached: the initial state (snapshot 0,
+    /// which an action records before itself otherwise), so that the recording opens, and replays
+    /// to that state.
+    private func recordInitialStateIfNoActionWas() {
+        guard encodeState != nil, let lease = output.withLock({ $0.leaseForInitialState() }) else { return }
+        let state = stateAtInstall.withLock { $0.take() }
+        lease.scratch.json.bytes.removeAll(keepingCapacity: true)
+        // `nil` when the middleware was never installed: the recording then ends without a state.
+        let failure = state.flatMap { appendSnapshot($0, at: 0, into: lease.scratch) }
+        output.withLock { $0.commitInitialState(lease, failure: failure) }
     }
 
     private func isSnapshotDue(_ index: Int) -> Bool {
