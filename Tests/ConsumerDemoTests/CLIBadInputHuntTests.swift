@@ -1,5 +1,6 @@
 import ConsumerDemoKit
 import Foundation
+import ReduxConsumer
 import ReduxConsumerTestSupport
 import Testing
 
@@ -103,21 +104,95 @@ struct CLIBadInputHuntTests {
 
     /// `record FILE --script SCRIPT` where FILE is the script itself (by the same path or another
     /// link to it) would overwrite the script with the recording: refused, and the script kept.
-    @Test(arguments: [false, true])
-    func recordingOverItsOwnScriptIsRefusedAndTheScriptKept(throughALink: Bool) throws {
+    /// Also through a symbolic link, either way round (found by a red-team run: links were not
+    /// followed), and with the script read from standard input redirected from the recording.
+    @Test(arguments: ["same path", "hard link", "symbolic link to the script", "script is a symbolic link"])
+    func recordingOverItsOwnScriptIsRefusedAndTheScriptKept(how: String) throws {
         try withTemporaryDirectory { directory in
             let script = directory + "/session.txt"
             let text = "increment\nrename \"Kim\"\n"
             try Data(text.utf8).write(to: URL(fileURLWithPath: script))
             var target = script
-            if throughALink {
+            var scriptArgument = script
+            switch how {
+            case "hard link":
                 target = directory + "/link.txt"
                 #expect(link(script, target) == 0)
+            case "symbolic link to the script":
+                target = directory + "/link.jsonl"
+                #expect(symlink(script, target) == 0)
+            case "script is a symbolic link":
+                scriptArgument = directory + "/script-link.txt"
+                #expect(symlink(script, scriptArgument) == 0)
+            default:
+                break
             }
-            let run = runInProcess(["record", target, "--script", script])
+            let run = runInProcess(["record", target, "--script", scriptArgument])
             #expect(run.status == .usageError, "\(run.status): \(run.errors)")
             #expect(run.errors.contains("script"), "\(run.errors)")
             #expect(try String(contentsOfFile: script, encoding: .utf8) == text, "the script was overwritten")
+        }
+    }
+
+    @Test func recordingOverTheFileStandardInputReadsIsRefusedAndTheFileKept() throws {
+        try withTemporaryDirectory { directory in
+            let script = directory + "/session.txt"
+            let text = "increment\n"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: script))
+            let input = open(script, O_RDONLY)
+            #expect(input >= 0)
+            defer { close(input) }
+            var environment = DemoEnvironment.process
+            environment.standardInputDescriptor = input
+            let errors = Lock("")
+            environment.write = { _ in }
+            environment.writeError = { text in errors.withLock { $0 += text } }
+            let status = runDemo(arguments: ["record", script, "--script", "-"], environment: environment)
+            #expect(status == .usageError, "\(status): \(errors.withLock { $0 })")
+            #expect(errors.withLock { $0 }.contains("standard input"))
+            #expect(try String(contentsOfFile: script, encoding: .utf8) == text, "the script was overwritten")
+        }
+    }
+
+    /// Standard output that cannot be written (a closed pipe, a full disk: see `.ci/run` for the
+    /// real process) is reported, and the run does not end as a success; a recording being written
+    /// is finished all the same.
+    @Test func outputThatCannotBeWrittenIsReportedAndTheRecordingFinished() throws {
+        try withTemporaryDirectory { directory in
+            let script = directory + "/session.txt"
+            try Data("increment\nrename \"Kim\"\n".utf8).write(to: URL(fileURLWithPath: script))
+            let recording = directory + "/session.jsonl"
+            let errors = Lock("")
+            var environment = DemoEnvironment(
+                variables: [:], isInputTerminal: false, isOutputTerminal: false, readLine: { nil },
+                readFile: { path throws(FileReadError) in
+                    guard let data = FileManager.default.contents(atPath: path) else {
+                        throw FileReadError(reason: "No such file or directory")
+                    }
+                    return String(decoding: data, as: UTF8.self)
+                },
+                write: { _ in }, writeError: { text in errors.withLock { $0 += text } })
+            environment.outputError = { "Broken pipe" }
+            let status = runDemo(arguments: ["record", recording, "--script", script], environment: environment)
+            #expect(status == .unreadableFile)
+            #expect(errors.withLock { $0 }.contains("cannot write to standard output: Broken pipe"))
+            let replayed = runInProcess(["replay", recording])
+            #expect(replayed.status == .success, "\(replayed.errors)")
+            #expect(replayed.output.contains("replayed 2 actions"), "\(replayed.output)")
+        }
+    }
+
+    /// A script with no action records a recording that opens and replays (to the initial state).
+    @Test func recordingAScriptWithNoActionGivesAReplayableRecording() throws {
+        try withTemporaryDirectory { directory in
+            let script = directory + "/empty.txt"
+            try Data("# nothing yet\n".utf8).write(to: URL(fileURLWithPath: script))
+            let recording = directory + "/empty.jsonl"
+            let recorded = runInProcess(["record", recording, "--script", script])
+            #expect(recorded.status == .success, "\(recorded.errors)")
+            #expect(recorded.output.contains("recorded 0 actions"), "\(recorded.output)")
+            let replayed = runInProcess(["replay", recording])
+            #expect(replayed.status == .success, "\(replayed.errors)")
         }
     }
 }

@@ -12,6 +12,15 @@ public let demoVersion = "0.1.0-dev"
 ///   - environment: Standard streams, files and environment variables.
 /// - Returns: The exit status; see ``ExitStatus``.
 public func runDemo(arguments: [String], environment: DemoEnvironment) -> ExitStatus {
+    let status = runCommand(arguments: arguments, environment: environment)
+    // Output that could not be written (a full disk, a closed pipe) is lost output: say so, and do
+    // not end as if everything ran. A recording being written is finished all the same.
+    guard let reason = environment.outputError() else { return status }
+    environment.writeError("consumer-demo: error: cannot write to standard output: \(reason)\n")
+    return status == .success ? .unreadableFile : status
+}
+
+private func runCommand(arguments: [String], environment: DemoEnvironment) -> ExitStatus {
     // `service` has options of its own (see Service/ServiceOptions.swift).
     if arguments.first == "service" {
         return runServiceCommandBlocking(arguments: Array(arguments.dropFirst()), environment: environment)

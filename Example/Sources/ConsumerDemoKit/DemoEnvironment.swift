@@ -1,4 +1,5 @@
 import Foundation
+import ReduxConsumer
 
 #if canImport(Darwin)
     import Darwin
@@ -49,6 +50,10 @@ public struct DemoEnvironment: Sendable {
     /// Writes text to standard error, as is.
     public var writeError: @Sendable (_ text: String) -> Void
 
+    /// Why writing to standard output failed, if it did (such as `Broken pipe`): the demo then
+    /// says so and ends with ``ExitStatus/unreadableFile``. `nil` by default.
+    public var outputError: @Sendable () -> String? = { nil }
+
     /// The directory that relative paths of recordings (`record FILE`, `replay FILE`) are resolved
     /// against, or `nil` for the process's current directory.
     ///
@@ -85,17 +90,30 @@ public struct DemoEnvironment: Sendable {
     }
 
     /// The running process: its standard streams, its files and its environment variables.
+    ///
+    /// A write to standard output that fails (a closed pipe, a full disk) is remembered in
+    /// ``outputError``, and nothing more is written there. The process must ignore `SIGPIPE` (as
+    /// `consumer-demo` does) for a closed pipe to be such a failure rather than the end of it.
     public static var process: DemoEnvironment {
-        DemoEnvironment(
+        let outputFailure = Lock<String?>(nil)
+        var environment = DemoEnvironment(
             variables: ProcessInfo.processInfo.environment,
             isInputTerminal: isatty(STDIN_FILENO) == 1,
             isOutputTerminal: isatty(STDOUT_FILENO) == 1,
             readLine: { Swift.readLine(strippingNewline: true) },
             readFile: readWholeFile,
             // Unbuffered, so the prompt shows at once and stdout and stderr stay in order.
-            write: { text in writeAll(text, to: STDOUT_FILENO) },
-            writeError: { text in writeAll(text, to: STDERR_FILENO) }
+            write: { text in
+                guard outputFailure.withLock({ $0 == nil }) else { return }
+                if let error = writeAll(text, to: STDOUT_FILENO) {
+                    outputFailure.withLock { $0 = $0 ?? String(cString: strerror(error)) }
+                }
+            },
+            // Nowhere to report a failure of standard error itself.
+            writeError: { text in _ = writeAll(text, to: STDERR_FILENO) }
         )
+        environment.outputError = { outputFailure.withLock { $0 } }
+        return environment
     }
 }
 
@@ -112,17 +130,19 @@ public struct FileReadError: Error, Equatable, Sendable {
     }
 }
 
-private func writeAll(_ text: String, to descriptor: Int32) {
+/// Writes all of `text` to `descriptor`; returns the error (`errno`) that stopped it, if any.
+private func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
     var text = text
-    text.withUTF8 { bytes in
-        guard let base = bytes.baseAddress else { return }
+    return text.withUTF8 { bytes -> Int32? in
+        guard let base = bytes.baseAddress else { return nil }
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, base + offset, bytes.count - offset)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return written < 0 ? errno : EIO }
             offset += written
         }
+        return nil
     }
 }
 

@@ -7,7 +7,8 @@ public enum ExitStatus: Int32, Sendable {
     case scriptError = 1
     /// The command line was wrong: an unknown option or command, a missing or bad value.
     case usageError = 2
-    /// A script or recording could not be read, or a recording could not be written.
+    /// A script or recording could not be read, or a recording (or standard output) could not be
+    /// written.
     case unreadableFile = 3
     /// A recording is not valid: not JSON, an unknown action type, another kind of file, a newer
     /// format, a corrupted or truncated line. Nothing after the bad line was replayed.

@@ -46,18 +46,21 @@ enum DemoRecording {
         }
     }
 
-    /// Whether the files at `path` and `other` exist and are one file (the same path, or two
-    /// links to it).
+    /// Whether the files at `path` and `other` exist and are one file: the same path, two hard
+    /// links to it, or a symbolic link to the other (links are followed).
     static func isSameFile(_ path: String, _ other: String) -> Bool {
-        let manager = FileManager.default
-        guard let first = try? manager.attributesOfItem(atPath: path),
-            let second = try? manager.attributesOfItem(atPath: other),
-            let firstNumber = first[.systemFileNumber] as? NSNumber,
-            let secondNumber = second[.systemFileNumber] as? NSNumber,
-            let firstDevice = first[.systemNumber] as? NSNumber,
-            let secondDevice = second[.systemNumber] as? NSNumber
-        else { return false }
-        return firstNumber == secondNumber && firstDevice == secondDevice
+        var first = stat()
+        var second = stat()
+        guard stat(path, &first) == 0, stat(other, &second) == 0 else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+
+    /// Whether standard input is the file at `path` (`record FILE --script - < FILE`).
+    static func isStandardInput(_ path: String, in environment: DemoEnvironment) -> Bool {
+        var input = stat()
+        var file = stat()
+        guard fstat(environment.standardInputDescriptor, &input) == 0, stat(path, &file) == 0 else { return false }
+        return input.st_dev == file.st_dev && input.st_ino == file.st_ino
     }
 
     /// `error` with `path` as its source, so messages show the path as the user typed it.

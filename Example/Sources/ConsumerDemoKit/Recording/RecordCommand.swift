@@ -36,13 +36,19 @@ struct RecordCommand {
                 scriptName = scriptPath
             }
         }
-        if let scriptPath = options.recording.scriptPath, scriptPath != "-",
-            DemoRecording.isSameFile(DemoRecording.resolve(path, in: environment), scriptPath)
-        {
-            console.errorLine(
-                "consumer-demo: error: the recording \(quoted(path)) is the script \(quoted(scriptPath)) itself, "
-                    + "which recording would overwrite; choose another file for the recording")
-            return .usageError
+        if let scriptPath = options.recording.scriptPath {
+            let recordingPath = DemoRecording.resolve(path, in: environment)
+            let isScript =
+                scriptPath == "-"
+                ? DemoRecording.isStandardInput(recordingPath, in: environment)
+                : DemoRecording.isSameFile(recordingPath, scriptPath)
+            if isScript {
+                let script = scriptPath == "-" ? "read from standard input" : quoted(scriptPath)
+                console.errorLine(
+                    "consumer-demo: error: the recording \(quoted(path)) is the script \(script) itself, "
+                        + "which recording would overwrite; choose another file for the recording")
+                return .usageError
+            }
         }
         let recorder: SessionRecorder<AppState>
         do {
