@@ -182,6 +182,16 @@ struct CLIBadInputHuntTests {
         }
     }
 
+    /// A script that never ends (`run /dev/zero`) is refused after 64 MiB, not read until memory
+    /// runs out.
+    @Test func aScriptThatNeverEndsIsRefused() {
+        #expect {
+            _ = try DemoEnvironment.process.readFile("/dev/zero")
+        } throws: { error in
+            (error as? FileReadError)?.reason.contains("larger than 64 MiB") == true
+        }
+    }
+
     /// A script with no action records a recording that opens and replays (to the initial state).
     @Test func recordingAScriptWithNoActionGivesAReplayableRecording() throws {
         try withTemporaryDirectory { directory in

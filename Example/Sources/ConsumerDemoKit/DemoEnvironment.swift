@@ -146,6 +146,10 @@ private func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
     }
 }
 
+/// The largest script the demo reads (64 MiB, millions of lines): a file that never ends, such as
+/// `/dev/zero`, is an error rather than memory that runs out.
+let maximumScriptSize = 64 * 1024 * 1024
+
 private func readWholeFile(_ path: String) throws(FileReadError) -> String {
     guard let file = fopen(path, "rb") else {
         throw FileReadError(reason: String(cString: strerror(errno)))
@@ -156,6 +160,9 @@ private func readWholeFile(_ path: String) throws(FileReadError) -> String {
     while true {
         let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
         bytes.append(contentsOf: chunk[..<count])
+        if bytes.count > maximumScriptSize {
+            throw FileReadError(reason: "it is larger than 64 MiB, the largest script the demo reads")
+        }
         if count < chunk.count {
             if ferror(file) != 0 {
                 throw FileReadError(reason: String(cString: strerror(errno)))

@@ -20,7 +20,7 @@ import ReduxConsumer
 /// ```
 ///
 /// The reader holds one line at a time (and a 64 KiB read buffer), so a recording of millions of
-/// actions replays in bounded memory. It reads what ``SessionRecorder`` writes (see
+/// actions replays in bounded memory; a line may be 256 MiB long at most (the header, 64 KiB). It reads what ``SessionRecorder`` writes (see
 /// ``RecordingFormat``), checking every line: a line that is not JSON, a corrupted or truncated
 /// file, another kind of file, an action type with no codec or a newer format stop it with a
 /// ``ReplayError`` whose ``ReplayError/line`` points at the culprit. Nothing after that line is

@@ -11,7 +11,9 @@
 /// Reads a recording line by line from a file descriptor (in 64 KiB chunks) or from bytes in
 /// memory, keeping only the current chunk: memory stays bounded however long the recording is.
 ///
-/// A line longer than a chunk (a large snapshot) grows the buffer to hold it.
+/// A line longer than a chunk (a large snapshot) grows the buffer to hold it, up to
+/// ``maximumLineLength``: input that never ends a line (`/dev/zero`, a damaged file) is an error,
+/// not a buffer that grows until memory runs out.
 final class LineReader {
     /// How a call to ``next(into:)`` ended.
     enum Outcome {
@@ -43,6 +45,14 @@ final class LineReader {
     let isSeekable: Bool
 
     static let chunkSize = 64 * 1024
+
+    /// The longest line read from a file descriptor (256 MiB, a snapshot of a very large state),
+    /// unless a caller sets ``maximumLineLength`` lower for a while (a header is one short line).
+    static let defaultMaximumLineLength = 256 * 1024 * 1024
+
+    /// The longest line ``next(into:)`` reads from a file descriptor before it throws
+    /// ``LineReadError/isTooLong`` (bytes in memory are read whole already).
+    var maximumLineLength = defaultMaximumLineLength
 
     init(bytes: [UInt8]) {
         descriptor = nil
@@ -149,7 +159,11 @@ final class LineReader {
             start = 0
         }
         if end == buffer.count {
-            buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+            guard end < maximumLineLength else {
+                throw LineReadError(
+                    message: "line \(lineNumber + 1) is longer than \(maximumLineLength) bytes", isTooLong: true)
+            }
+            buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maximumLineLength - end)))
         }
         while true {
             let count = buffer.withUnsafeMutableBufferPointer { bytes in
@@ -171,4 +185,6 @@ final class LineReader {
 /// A failure to read or seek the input.
 struct LineReadError: Error {
     let message: String
+    /// Whether a line was longer than the reader's ``LineReader/maximumLineLength``.
+    var isTooLong = false
 }

@@ -45,6 +45,12 @@ extension RecordingParser {
         do {
             outcome = try lines.next(into: &document.bytes)
         } catch {
+            if error.isTooLong {
+                let limit = lines.maximumLineLength
+                throw self.error(
+                    .corruptedLine(reason: "the line is longer than \(limit) bytes, the most a reader reads"),
+                    line: lines.lineNumber + 1)
+            }
             throw self.error(.unreadable(reason: error.message), line: lines.lineNumber + 1)
         }
         switch outcome {

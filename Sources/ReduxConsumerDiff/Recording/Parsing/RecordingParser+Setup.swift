@@ -9,9 +9,16 @@ extension RecordingParser {
             ReplayError(.notARecording(reason: reason), line: 1, source: source)
         }
         let outcome: LineReader.Outcome
+        // A header is one short line: input whose first 64 KiB end no line is no recording, and is
+        // not read on (it may never end, as `/dev/zero`).
+        lines.maximumLineLength = 64 * 1024
+        defer { lines.maximumLineLength = LineReader.defaultMaximumLineLength }
         do {
             outcome = try lines.next(into: &document.bytes)
         } catch {
+            if error.isTooLong {
+                throw notARecording("its first line is longer than 64 KiB (a recording begins with a one-line header)")
+            }
             throw ReplayError(.unreadable(reason: error.message), line: 1, source: source)
         }
         if outcome == .endOfInput {
