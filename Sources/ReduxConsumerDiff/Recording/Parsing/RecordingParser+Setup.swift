@@ -27,6 +27,10 @@ extension RecordingParser {
         do {
             try document.parse()
         } catch {
+            if document.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+                throw notARecording(
+                    "it begins with a byte order mark (EF BB BF) before its header: save it as UTF-8 without one")
+            }
             throw notARecording("its first line is not JSON")
         }
         // A string may come escaped (a hash name with a quote in it is written so): read either kind.
@@ -68,7 +72,13 @@ extension RecordingParser {
         }
         var interval: Int?
         if let node = document.member(of: 0, named: "snapshotInterval") {
-            interval = document.integer(at: node, as: Int.self)
+            // A recorder writes a positive whole number, or no member at all.
+            guard let value = document.integer(at: node, as: Int.self), value > 0 else {
+                throw ReplayError(
+                    .corruptedLine(reason: "the header's \"snapshotInterval\" is not a positive whole number"), line: 1,
+                    source: source)
+            }
+            interval = value
         }
         return RecordingHeader(
             formatVersion: format,
