@@ -34,7 +34,8 @@ struct HeaderValidationTests {
     }
 
     @Test func aByteOrderMarkBeforeTheHeaderIsNamed() {
-        let text = "\u{FEFF}" + #"{"recording":"ReduxConsumer","format":"1.0","library":"0.1.0-dev"}"# + "\n" + Self.rest
+        let header = #"{"recording":"ReduxConsumer","format":"1.0","library":"0.1.0-dev"}"#
+        let text = "\u{FEFF}" + header + "\n" + Self.rest
         #expect {
             _ = try counterReader(text)
         } throws: { error in
