@@ -287,15 +287,22 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 
     /// The place in its chain of an action submitted on the thread of `context` (one more than the
     /// action being processed there, if any), or `nil`, with a diagnostic, beyond ``chainLimit``.
+    // Inline, the diagnostic not: on every dispatch.
+    @inline(__always)
     private func generation(of action: any Action, in context: ThreadContext) -> Int? {
         let generation = context.isHolder ? context.generation + 1 : 0
         guard generation <= Self.chainLimit else {
-            diagnose(
-                "\(description): dropped \(String(reflecting: action)): it would be action number \(generation + 1) of a chain in which each action was dispatched while processing the previous one (limit \(Self.chainLimit)). A consumer, middleware or reducer that dispatches on every change?"
-            )
+            diagnoseChainLimit(dropping: action, generation: generation)
             return nil
         }
         return generation
+    }
+
+    @inline(never)
+    private func diagnoseChainLimit(dropping action: any Action, generation: Int) {
+        diagnose(
+            "\(description): dropped \(String(reflecting: action)): it would be action number \(generation + 1) of a chain in which each action was dispatched while processing the previous one (limit \(Self.chainLimit)). A consumer, middleware or reducer that dispatches on every change?"
+        )
     }
 
     /// Adds a middleware after creation; it becomes the innermost one (closest to the reducer).
