@@ -22,7 +22,8 @@ import Dispatch
 /// Each call goes through three steps: the pump *takes* it, the call *begins* where it runs (on the
 /// queue, or on the member's actor) and *ends*. Removal drops a member's pending call, makes a taken
 /// call refuse to begin, and waits for a call that has begun on another thread to end (unless that
-/// thread is waiting for the remover, see ``ThreadContext/parked(_:)``): once removal returns, the
+/// thread waits inside the library, parked, while another may be waiting for the remover: see
+/// ``ThreadContext/parked(_:)`` and ``ThreadContext/mayBeWaitedFor``): once removal returns, the
 /// callback neither runs nor starts again.
 @usableFromInline
 final class DeliveryGate: Sendable {
@@ -298,16 +299,18 @@ final class DeliveryGate: Sendable {
     }
 
     /// Waits until no call of a member that `matches` runs on a thread other than `context`'s (or
-    /// the thread running it parks).
+    /// the thread running it parks, when a thread may be waiting for `context`'s: see
+    /// ``ThreadContext/mayBeWaitedFor``).
     private func waitForCall(_ context: ThreadContext, where matches: @escaping (UInt64) -> Bool) {
         let thread = ObjectIdentifier(context)
+        let givesWayToParkedCall = context.mayBeWaitedFor
         context.parked {
             state.withLock(
                 waitingUntil: { state in
                     guard let current = state.current, let running = current.thread, matches(current.member) else {
                         return true
                     }
-                    return running == thread || current.isParked
+                    return running == thread || (givesWayToParkedCall && current.isParked)
                 },
                 { _ in }
             )

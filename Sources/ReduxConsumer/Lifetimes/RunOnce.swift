@@ -75,7 +75,10 @@ extension Lock {
         let thread = ObjectIdentifier(context)
         switch withLock({ $0[keyPath: ending].ask(by: thread) }) {
         case .run(let work):
+            // Others asking meanwhile wait for this thread.
+            context.runOnceDepth += 1
             body(work)
+            context.runOnceDepth -= 1
             for waiter in withLock({ $0[keyPath: ending].finish() }) {
                 waiter.signal()
             }

@@ -30,8 +30,10 @@ typealias DrainJob = @Sendable () -> Void
 /// remover looks at that after marking, with a memory barrier between store and load on each side
 /// (an asymmetric pair: nearly free for the owner, see `ReduxConsumerAtomics`): either the owner
 /// sees the mark, or the remover sees the call in progress and waits for that one call to return.
-/// That wait is the only one a removal makes, and it ends early if the caller parks (see
-/// ``ThreadContext/parked(_:)``), so it cannot close a cycle.
+/// That wait is the only one a removal makes. It ends early if the owner parks (see
+/// ``ThreadContext/parked(_:)``) while another thread may be waiting for the remover
+/// (``ThreadContext/mayBeWaitedFor``), so it cannot close a cycle; a remover no thread can wait for
+/// waits for the call whatever the owner does, as no cycle can lead back to it.
 ///
 /// State confined to the drain (observers, consumers) lives in ``DrainBound`` values, which check
 /// in debug builds that only the owner touches them.
@@ -427,9 +429,13 @@ final class Drain: @unchecked Sendable {
         case .marked(let tag, let scope):
             // The owner published its callback before checking the marks; this is the other half.
             rc_heavy_barrier()
+            // A parked owner may be waiting for this thread: the wait gives way to it, unless no
+            // thread can be waiting for this one (then the owner's wait, which cannot lead back
+            // here, ends on its own, and the call it is in with it).
+            let givesWayToParkedOwner = context.mayBeWaitedFor
             context.parked {
                 machine.withLock(waitingUntil: { [callSlots] machine in
-                    machine.isOwnerParked || !Self.isCalling(tag: tag, scope, in: callSlots)
+                    (givesWayToParkedOwner && machine.isOwnerParked) || !Self.isCalling(tag: tag, scope, in: callSlots)
                 }) { _ in }
             }
         }

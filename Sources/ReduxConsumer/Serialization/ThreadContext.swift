@@ -34,6 +34,9 @@ final class ThreadContext {
     @exclusivity(unchecked) var generation = 0
     /// The queued deliveries this thread is calling right now, innermost last.
     @exclusivity(unchecked) private(set) var gates: [DeliveryGate] = []
+    /// How many run-once works (a page's close, a store's teardown) this thread is running, which
+    /// other threads asking for the same work wait for (see ``Lock/runOnce(_:_:)``).
+    @exclusivity(unchecked) var runOnceDepth = 0
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     static var current: ThreadContext {
@@ -65,6 +68,13 @@ final class ThreadContext {
     /// queued delivery in progress. Such a thread must never wait for a parked thread.
     var isHolder: Bool {
         !owned.isEmpty || !gates.isEmpty
+    }
+
+    /// Whether another thread may be waiting inside the library for this one: it holds something
+    /// (``isHolder``) or runs a work others ask for too. A thread that is neither can never be part
+    /// of a cycle of waits, so its waits need not give way to a parked thread (see ``parked(_:)``).
+    var mayBeWaitedFor: Bool {
+        isHolder || runOnceDepth > 0
     }
 
     /// Whether this thread is running `drain`'s jobs.
@@ -108,9 +118,10 @@ final class ThreadContext {
     }
 
     /// Runs `body` while this thread waits for another: the drains it runs and the queued
-    /// deliveries it is calling are marked parked, so that no thread waits for this one while it
-    /// waits. Waits can then never form a cycle: the last thread to join one finds the thread it
-    /// needs parked and does not wait.
+    /// deliveries it is calling are marked parked, so that no thread that may itself be waited for
+    /// (``mayBeWaitedFor``) waits for this one while it waits. Waits can then never form a cycle:
+    /// the last thread to join one finds the thread it needs parked and does not wait. A thread
+    /// that nothing can wait for still waits for a parked one: no cycle can lead back to it.
     func parked<Result>(_ body: () -> Result) -> Result {
         guard isHolder else { return body() }
         for drain in owned {
