@@ -124,6 +124,45 @@ extension StateConsumer {
         return token
     }
 
+    /// Calls `callback` on `actor` with `owner`, the old and the new value whenever the derived
+    /// value changes, holding `owner` weakly (see
+    /// ``add(_:owner:options:on:_:)-(KeyPath<State,Value>Sendable,_,_,_,_)``).
+    ///
+    /// - Parameters:
+    ///   - derived: The derived value.
+    ///   - owner: The object the callback works for; held weakly.
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - actor: Where the callback runs; the closure must be isolated to it, or to no actor (see above).
+    ///   - callback: Called on `actor` with the owner, the last value seen and the new one.
+    /// - Returns: A token to remove this member.
+    @inlinable
+    @discardableResult
+    public func add<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
+        _ derived: Derived<State, Value>,
+        owner: Owner,
+        options: ConsumeOptions = [],
+        on actor: any Actor,
+        _ callback: @escaping @isolated(any) @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
+    ) -> ConsumerToken {
+        let link = OwnerLink(owner)
+        let isolation = Self.isolation(of: callback.isolation, on: actor)
+        let token = register(
+            derived,
+            options: options,
+            owner: link,
+            callback: .isolated { old, new, _, gate, member, generation in
+                guard let owner = link.owner else {
+                    link.removeMember()
+                    return
+                }
+                await IsolatedDelivery.run(
+                    on: isolation, gate: gate, member: member, generation: generation, callback, owner, old, new)
+            }
+        )
+        link.attach(token)
+        return token
+    }
+
     /// Wraps an isolated callback for the engine: posted to the consumer's actor gate, then run on
     /// its actor between the gate's `begin` and `end`.
     @inlinable

@@ -87,6 +87,33 @@ struct IsolatedConsumerTests {
         subscription.cancel()
     }
 
+    /// The same form for a derived value (the README: `owner:` and delivery on an actor work as
+    /// with key paths).
+    @Test func theOwnerFormOfADerivedValueHoldsItsOwnerWeakly() async {
+        @TestActor final class Screen {
+            var text = ""
+        }
+        let doubled = Derived(\AppState.counter) { $0 * 2 }
+        let store = makeStore()
+        let consumer = StateConsumer<AppState>()
+        var screen: Screen? = Screen()
+        weak let weakScreen = screen
+        let called = AsyncStream.makeStream(of: Void.self)
+        consumer.add(doubled, owner: screen!, on: TestActor.shared) { @TestActor screen, old, new in
+            screen.text = "\(old)→\(new)"
+            called.continuation.yield()
+        }
+        let subscription = store.subscribe(consumer)
+        store.dispatch(CounterAction.increment)
+        var iterator = called.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(await screen?.text == "0→2")
+        screen = nil
+        #expect(weakScreen == nil)
+        #expect(consumer.count == 0)
+        subscription.cancel()
+    }
+
     /// A closure isolated to no actor, given with `on:`, is allowed: a removal made on that actor
     /// while the closure runs returns once it ends, and the call ends without the actor (it ended
     /// there once it came back, and the removal holding the actor waited for that: a deadlock).
