@@ -268,25 +268,38 @@ public final class TestStore<State: Equatable & Sendable> {
     /// Ends the test: with ``Exhaustivity/on``, reports every received action, global action and
     /// probed consumer firing that was not asserted, and every effect still running.
     ///
-    /// Call it last. It does not wait for work still in flight on other threads: `receive` what
-    /// the test expects first, or, in an async test, `await` ``finish(timeout:fileID:filePath:line:column:isolation:)``,
-    /// which waits for the effects to end. A test store released without `finish()` makes the same
-    /// checks when it deinitialises and reports them where it was created. For a page under test,
-    /// it stops recording the global store's actions and removes its listener from that store.
+    /// Call it last, once the test has `receive`d what it expects. Effects still running are
+    /// waited for up to `timeout`, blocking the calling thread (an effect whose last action was
+    /// received may still be winding down on its own thread); in an async test, `await`
+    /// ``finish(timeout:fileID:filePath:line:column:isolation:)``, which waits without blocking. A
+    /// test store released without `finish()` makes the same checks when it deinitialises and
+    /// reports them where it was created. Steps taken after `finish()` are checked as usual, and what
+    /// they leave unasserted is reported by the next `finish()` or when the test store is released.
+    /// For a page under test, it stops recording the global store's actions and removes its listener
+    /// from that store.
     ///
     /// - Parameters:
+    ///   - timeout: The longest to wait, in seconds, for effects still running to end; 1 by
+    ///     default, as for the synchronous ``receive(_:timeout:fileID:filePath:line:column:_:)``,
+    ///     and at most a day; negative or NaN does not wait.
     ///   - fileID: Where a failure is reported; leave the default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
     ///   - column: See `fileID`.
     public func finish(
+        timeout: Double = 1,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) {
+        var waited: Double?
+        if exhaustivity == .on, timeout > 0, !subject.runningEffects().isEmpty, !effectsEnd(within: timeout) {
+            waited = timeout
+        }
         completeEventsNow()
-        endTest(at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), step: "finish()")
+        let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        endTest(at: site, step: "finish()", waited: waited)
     }
 }
 

@@ -316,6 +316,26 @@ struct TestStoreTests {
         }
     }
 
+    /// Steps after `finish()` are checked as before, and what they leave unasserted is reported
+    /// when the test store is released, as TCA's `TestStore` does. (Found by a red-team run:
+    /// `finish()` turned the release's checks off for good.)
+    @Test func stepsAfterFinishAreCheckedWhenTheStoreIsReleased() {
+        let message = """
+            The test did not assert 1 received action before the TestStore was released without finish():
+              tag("late")
+            """
+        let line = #line + 2
+        expectFailure(message, atLine: line) {
+            let store = TestStore(
+                initialState: Profile(),
+                reducer: profileReducer,
+                middleware: [dispatching(ProfileAction.tag("late"), after: .increment)]
+            )
+            store.finish()
+            store.send(ProfileAction.increment) { $0.count = 11 }
+        }
+    }
+
     // MARK: Non-exhaustive
 
     @Test func nonExhaustiveChecksOnlyTheFieldsTheClosureSetsAndSkipsTheRest() {

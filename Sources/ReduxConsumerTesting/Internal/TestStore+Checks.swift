@@ -40,6 +40,8 @@ extension TestStore {
     /// The first half of a `send`: settles the last step; `false` (after reporting) if the page is
     /// closed and the action cannot be sent.
     func beginSend(_ step: String, at site: CallSite) -> Bool {
+        // A step after `finish()`: the test goes on, and its end is checked again.
+        isFinished = false
         absorb(log.take())
         settle(before: step, at: site)
         guard !subject.isClosed() else {

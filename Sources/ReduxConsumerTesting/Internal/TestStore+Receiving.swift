@@ -45,6 +45,8 @@ extension TestStore {
     /// Starts a receive step: a `receive` (not a `receiveGlobal`) first settles the firings the
     /// last step left.
     func begin(_ reception: Reception) {
+        // A step after `finish()`: the test goes on, and its end is checked again.
+        isFinished = false
         if reception.source == .store {
             settleFirings(before: "receive(\(reception.expectation))", at: reception.site)
         }

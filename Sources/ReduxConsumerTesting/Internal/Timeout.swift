@@ -1,3 +1,4 @@
+import Dispatch
 import ReduxConsumer
 
 /// Runs `operation` in a task of its own and waits for it, without blocking a thread, at most
@@ -18,6 +19,21 @@ func finishes(within seconds: Double, _ operation: @escaping @Sendable () async 
             outcome.settle(false)
         }
         outcome.onSettle { timer.cancel() }
+    }
+}
+
+extension TestStore {
+    /// Waits, blocking the calling thread, until the subject runs no effect, at most `seconds`;
+    /// returns whether its effects ended in time. The waiting task finishes on its own, later, if
+    /// they did not.
+    func effectsEnd(within seconds: Double) -> Bool {
+        let ended = DispatchSemaphore(value: 0)
+        let idle = subject.effectsIdle
+        Task {
+            await idle()
+            ended.signal()
+        }
+        return ended.wait(timeout: .now() + Deadline.clamped(seconds)) == .success
     }
 }
 
