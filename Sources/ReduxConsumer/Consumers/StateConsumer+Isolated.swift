@@ -106,20 +106,7 @@ extension StateConsumer {
         _ callback: @escaping @isolated(any) @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
         let link = OwnerLink(owner)
-        let isolation = Self.isolation(of: callback.isolation, on: actor)
-        let token = register(
-            keyPath,
-            options: options,
-            owner: link,
-            callback: .isolated { old, new, _, gate, member, generation in
-                guard let owner = link.owner else {
-                    link.removeMember()
-                    return
-                }
-                await IsolatedDelivery.run(
-                    on: isolation, gate: gate, member: member, generation: generation, callback, owner, old, new)
-            }
-        )
+        let token = register(keyPath, options: options, owner: link, callback: Self.isolated(callback, link, on: actor))
         link.attach(token)
         return token
     }
@@ -145,22 +132,29 @@ extension StateConsumer {
         _ callback: @escaping @isolated(any) @Sendable (_ owner: Owner, _ old: Value, _ new: Value) -> Void
     ) -> ConsumerToken {
         let link = OwnerLink(owner)
-        let isolation = Self.isolation(of: callback.isolation, on: actor)
-        let token = register(
-            derived,
-            options: options,
-            owner: link,
-            callback: .isolated { old, new, _, gate, member, generation in
-                guard let owner = link.owner else {
-                    link.removeMember()
-                    return
-                }
-                await IsolatedDelivery.run(
-                    on: isolation, gate: gate, member: member, generation: generation, callback, owner, old, new)
-            }
-        )
+        let token = register(derived, options: options, owner: link, callback: Self.isolated(callback, link, on: actor))
         link.attach(token)
         return token
+    }
+
+    /// Wraps an isolated callback of the `owner:` form for the engine: as
+    /// ``isolated(_:on:)``, handing it the owner, and removing the member instead once the owner
+    /// is gone.
+    @inlinable
+    static func isolated<Owner: AnyObject & Sendable, Value: Sendable>(
+        _ callback: @escaping @isolated(any) @Sendable (Owner, Value, Value) -> Void,
+        _ link: OwnerLink<Owner>,
+        on actor: any Actor
+    ) -> ConsumerCallback<State, Value> {
+        let isolation = isolation(of: callback.isolation, on: actor)
+        return .isolated { old, new, _, gate, member, generation in
+            guard let owner = link.owner else {
+                link.removeMember()
+                return
+            }
+            await IsolatedDelivery.run(
+                on: isolation, gate: gate, member: member, generation: generation, callback, owner, old, new)
+        }
     }
 
     /// Wraps an isolated callback for the engine: posted to the consumer's actor gate, then run on

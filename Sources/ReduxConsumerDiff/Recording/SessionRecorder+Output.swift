@@ -51,27 +51,27 @@ struct RecorderOutput {
 
     /// Takes the initial snapshot `close()` built, or the error it met.
     mutating func commitInitialState(_ lease: RecorderLease, failure: RecordingError?) {
+        _ = accept(lease, failure: failure)
+    }
+
+    /// Gets the encoders back and takes the lines `lease` built, or the error it met (which stops
+    /// the recording); returns whether it took lines.
+    private mutating func accept(_ lease: RecorderLease, failure: RecordingError?) -> Bool {
         scratch = lease.scratch
-        guard phase == .recording else { return }
+        // Closed (or stopped) while the lines were being encoded: they are not recorded.
+        guard phase == .recording else { return false }
         if let failure {
             self.failure = failure
             phase = .stopped
-            return
+            return false
         }
         pending.append(contentsOf: lease.scratch.json.bytes)
+        return true
     }
 
     /// Takes the lines an action built, or the error it met, and gets the encoders back.
     mutating func commit(_ lease: RecorderLease, failure: RecordingError?, flushThreshold: Int) {
-        scratch = lease.scratch
-        // Closed (or stopped) while the action was being encoded: the action is not recorded.
-        guard phase == .recording else { return }
-        if let failure {
-            self.failure = failure
-            phase = .stopped
-            return
-        }
-        pending.append(contentsOf: lease.scratch.json.bytes)
+        guard accept(lease, failure: failure) else { return }
         recordedActionCount = lease.index
         hasStarted = true
         if pending.count >= flushThreshold {
