@@ -78,6 +78,7 @@ extension Lock {
             // Others asking meanwhile wait for this thread.
             context.runOnceDepth += 1
             body(work)
+            assert(context.runOnceDepth > 0, "a run-once work ended on a thread that was not running one")
             context.runOnceDepth -= 1
             for waiter in withLock({ $0[keyPath: ending].finish() }) {
                 waiter.signal()

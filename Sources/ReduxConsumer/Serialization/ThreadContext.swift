@@ -35,7 +35,8 @@ final class ThreadContext {
     /// The queued deliveries this thread is calling right now, innermost last.
     @exclusivity(unchecked) private(set) var gates: [DeliveryGate] = []
     /// How many run-once works (a page's close, a store's teardown) this thread is running, which
-    /// other threads asking for the same work wait for (see ``Lock/runOnce(_:_:)``).
+    /// other threads asking for the same work wait for (see ``Lock/runOnce(_:_:)``, which checks
+    /// in debug builds that it never goes below zero).
     @exclusivity(unchecked) var runOnceDepth = 0
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
