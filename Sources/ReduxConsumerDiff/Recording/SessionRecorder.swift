@@ -125,7 +125,13 @@ public final class SessionRecorder<State: Sendable>: Sendable {
             if encodeState != nil, isFirstInstall {
                 // Read outside the recorder's locks (`getState` takes the store's).
                 let state = getState()
-                stateAtInstall.withLock { $0 = state }
+                // Swapped in, so that whatever it replaces (nothing, on a first install) is
+                // released after the lock: a state's last copy may run a user deinit.
+                let replaced = stateAtInstall.withLock { kept in
+                    defer { kept = state }
+                    return kept
+                }
+                withExtendedLifetime(replaced) {}
             }
             return { next in
                 { action in self.record(action, getState: getState, next: next) }
