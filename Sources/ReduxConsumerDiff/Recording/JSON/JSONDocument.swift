@@ -219,46 +219,7 @@ final class JSONDocument {
     // MARK: Private
 
     private func unescaped(_ range: Range<Int>) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(range.count)
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            let byte = bytes[offset]
-            offset += 1
-            guard byte == UInt8(ascii: "\\") else {
-                output.append(byte)
-                continue
-            }
-            let escape = bytes[offset]
-            offset += 1
-            switch escape {
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = hexValue(at: offset)
-                offset += 4
-                // The parser lets a surrogate escape through only as a high one followed by a low one.
-                if (0xD800..<0xDC00).contains(scalar) {
-                    let low = hexValue(at: offset + 2)
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    offset += 6
-                }
-                UTF8.encode(Unicode.Scalar(scalar)!) { output.append($0) }
-            default: output.append(escape)
-            }
-        }
-        return output
-    }
-
-    private func hexValue(at offset: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for byte in bytes[offset..<(offset + 4)] {
-            value = value << 4 + UInt32(hexDigit(byte) ?? 0)
-        }
-        return value
+        bytes.withUnsafeBufferPointer { JSONParser.unescaped($0[range]) }
     }
 }
 

@@ -99,6 +99,9 @@ struct JSONParser {
         nodes[index].end = position
         nodes[index].next = nodes.count
         nodes[index].count = count
+        if isObject {
+            try checkDistinctNames(ofObjectAt: index, count: count)
+        }
     }
 
     private mutating func parseString() throws(JSONSyntaxError) {
