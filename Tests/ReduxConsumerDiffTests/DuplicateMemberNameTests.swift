@@ -37,7 +37,9 @@ struct DuplicateMemberNameTests {
         #expect(error?.line == 3)
         #expect(error?.message.contains("appears twice") == true, "\(error?.description ?? "")")
         let payloadColumn = try #require(line.firstRange(of: #"{"_0":5}"#)).lowerBound.utf16Offset(in: line) + 1
-        #expect(error?.description.contains("column \(payloadColumn + offsetInPayload)") == true, "\(error?.description ?? "")")
+        #expect(
+            error?.description.contains("column \(payloadColumn + offsetInPayload)") == true,
+            "\(error?.description ?? "")")
         #expect(state == AppState())
     }
 
