@@ -87,6 +87,53 @@ extension Store {
         }
     }
 
+    /// The changes of the value `selector` computes according to `isEqual`, which replaces `==`.
+    ///
+    /// - Parameters:
+    ///   - selector: Computes the watched value; a pure function of the state.
+    ///   - isEqual: Returns `true` when two values count as the same (no element).
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - buffering: How a reader that falls behind is served; merged changes by default.
+    /// - Returns: The sequence.
+    @inlinable
+    public func changes<Value: Sendable>(
+        of selector: @escaping @Sendable (State) -> Value,
+        isEqual: @escaping @Sendable (Value, Value) -> Bool,
+        options: ConsumeOptions = [],
+        buffering: StreamBuffering = .coalescing
+    ) -> StoreStream<Change<Value>> {
+        .changes(
+            of: self, buffering: buffering,
+            post: StoreStream.changePoster(isSame: options.contains(.pulse) ? nil : isEqual)
+        ) { consumer, post in
+            consumer.add(selector, isEqual: isEqual, options: options, post)
+        }
+    }
+
+    /// The changes of a derived value according to `isEqual`, which replaces `==`; the value is
+    /// still computed once per change of its inputs, shared with every consumer watching it.
+    ///
+    /// - Parameters:
+    ///   - derived: The derived value.
+    ///   - isEqual: Returns `true` when two values count as the same (no element).
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - buffering: How a reader that falls behind is served; merged changes by default.
+    /// - Returns: The sequence.
+    @inlinable
+    public func changes<Value: Sendable>(
+        of derived: Derived<State, Value>,
+        isEqual: @escaping @Sendable (Value, Value) -> Bool,
+        options: ConsumeOptions = [],
+        buffering: StreamBuffering = .coalescing
+    ) -> StoreStream<Change<Value>> {
+        .changes(
+            of: self, buffering: buffering,
+            post: StoreStream.changePoster(isSame: options.contains(.pulse) ? nil : isEqual)
+        ) { consumer, post in
+            consumer.add(derived, isEqual: isEqual, options: options, post)
+        }
+    }
+
     /// Every new state with the one before it, as an async sequence of ``Change``s: one element
     /// per action (merged when the reader falls behind), like ``subscribe(_:)-((State,State)->Void)``.
     public var states: StoreStream<Change<State>> {

@@ -63,6 +63,23 @@ extension PageStore {
         pageStore.changes(of: selector, options: options, buffering: buffering)
     }
 
+    /// The changes of a derived value of the page state, as an async sequence that finishes when
+    /// the page closes (see ``Store/changes(of:options:buffering:)-(Derived<State,Value>,_,_)``).
+    ///
+    /// - Parameters:
+    ///   - derived: The derived value.
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - buffering: How a reader that falls behind is served; merged changes by default.
+    /// - Returns: The sequence.
+    @inlinable
+    public func changes<Value: Equatable & Sendable>(
+        of derived: Derived<State, Value>,
+        options: ConsumeOptions = [],
+        buffering: StreamBuffering = .coalescing
+    ) -> StoreStream<Change<Value>> {
+        pageStore.changes(of: derived, options: options, buffering: buffering)
+    }
+
     /// The changes of the global state's value at `keyPath`, for as long as the page is open: the
     /// sequence finishes when the page closes (or the global store is released).
     ///
@@ -79,6 +96,25 @@ extension PageStore {
     ) -> StoreStream<Change<Value>> {
         globalChanges(buffering: buffering, post: StoreStream.changePoster(options: options)) { consumer, post in
             consumer.add(keyPath, options: options, post)
+        }
+    }
+
+    /// The changes of the value `selector` computes from the global state, for as long as the page
+    /// is open.
+    ///
+    /// - Parameters:
+    ///   - selector: Computes the watched value; a pure function of the global state.
+    ///   - options: ``ConsumeOptions/instantly``, ``ConsumeOptions/pulse``.
+    ///   - buffering: How a reader that falls behind is served; merged changes by default.
+    /// - Returns: The sequence.
+    @inlinable
+    public func globalChanges<Value: Equatable & Sendable>(
+        of selector: @escaping @Sendable (GlobalState) -> Value,
+        options: ConsumeOptions = [],
+        buffering: StreamBuffering = .coalescing
+    ) -> StoreStream<Change<Value>> {
+        globalChanges(buffering: buffering, post: StoreStream.changePoster(options: options)) { consumer, post in
+            consumer.add(selector, options: options, post)
         }
     }
 

@@ -12,13 +12,17 @@ struct ChangeSequenceFormsTests {
     enum CounterForm: CaseIterable, CustomTestStringConvertible, Sendable {
         case closure
         case isEqual
+        case closureIsEqual
         case derived
+        case derivedIsEqual
 
         var testDescription: String {
             switch self {
             case .closure: "changes(of: { $0.counter })"
             case .isEqual: "changes(of: \\.counter, isEqual: ==)"
+            case .closureIsEqual: "changes(of: { $0.counter }, isEqual: ==)"
             case .derived: "changes(of: Derived(\\.counter) { $0 })"
+            case .derivedIsEqual: "changes(of: Derived(\\.counter) { $0 }, isEqual: ==)"
             }
         }
 
@@ -32,8 +36,13 @@ struct ChangeSequenceFormsTests {
                 store.changes(of: { $0.counter }, options: options, buffering: buffering)
             case .isEqual:
                 store.changes(of: \.counter, isEqual: ==, options: options, buffering: buffering)
+            case .closureIsEqual:
+                store.changes(of: { $0.counter }, isEqual: ==, options: options, buffering: buffering)
             case .derived:
                 store.changes(of: Derived(\AppState.counter) { $0 }, options: options, buffering: buffering)
+            case .derivedIsEqual:
+                store.changes(
+                    of: Derived(\AppState.counter) { $0 }, isEqual: ==, options: options, buffering: buffering)
             }
         }
     }
@@ -43,14 +52,18 @@ struct ChangeSequenceFormsTests {
         case keyPath
         case closure
         case isEqual
+        case closureIsEqual
         case derived
+        case derivedIsEqual
 
         var testDescription: String {
             switch self {
             case .keyPath: "changes(of: \\.name)"
             case .closure: "changes(of: { $0.name })"
             case .isEqual: "changes(of: \\.name, isEqual: ==)"
+            case .closureIsEqual: "changes(of: { $0.name }, isEqual: ==)"
             case .derived: "changes(of: Derived(\\.name) { $0 })"
+            case .derivedIsEqual: "changes(of: Derived(\\.name) { $0 }, isEqual: ==)"
             }
         }
 
@@ -62,8 +75,13 @@ struct ChangeSequenceFormsTests {
                 store.changes(of: { $0.name }, options: .instantly, buffering: .unbounded)
             case .isEqual:
                 store.changes(of: \.name, isEqual: ==, options: .instantly, buffering: .unbounded)
+            case .closureIsEqual:
+                store.changes(of: { $0.name }, isEqual: ==, options: .instantly, buffering: .unbounded)
             case .derived:
                 store.changes(of: Derived(\AppState.name) { $0 }, options: .instantly, buffering: .unbounded)
+            case .derivedIsEqual:
+                store.changes(
+                    of: Derived(\AppState.name) { $0 }, isEqual: ==, options: .instantly, buffering: .unbounded)
             }
         }
     }
@@ -215,11 +233,32 @@ struct ChangeSequenceFormsTests {
         #expect(await take(2, from: &parity) == [Change(old: true, new: false), Change(old: false, new: true)])
     }
 
-    @Test func isEqualReplacesEqualityAndComparesWithTheLastDeliveredValue() async {
+    /// The forms of `changes(of:isEqual:)`: a key path, a closure and a derived value.
+    enum IsEqualForm: CaseIterable, Sendable {
+        case keyPath, closure, derived
+
+        func changes(
+            of store: Store<AppState>,
+            isEqual: @escaping @Sendable (Int, Int) -> Bool,
+            options: ConsumeOptions
+        ) -> StoreStream<Change<Int>> {
+            switch self {
+            case .keyPath:
+                store.changes(of: \.counter, isEqual: isEqual, options: options, buffering: .unbounded)
+            case .closure:
+                store.changes(of: { $0.counter }, isEqual: isEqual, options: options, buffering: .unbounded)
+            case .derived:
+                store.changes(
+                    of: Derived(\AppState.counter) { $0 }, isEqual: isEqual, options: options, buffering: .unbounded)
+            }
+        }
+    }
+
+    @Test(arguments: IsEqualForm.allCases)
+    func isEqualReplacesEqualityAndComparesWithTheLastDeliveredValue(form: IsEqualForm) async {
         let store = makeStore()
-        var changes = store.changes(
-            of: \.counter, isEqual: { abs($0 - $1) <= 1 }, options: .instantly, buffering: .unbounded
-        ).makeAsyncIterator()
+        var changes = form.changes(of: store, isEqual: { abs($0 - $1) <= 1 }, options: .instantly)
+            .makeAsyncIterator()
         #expect(await changes.next() == Change(old: 0, new: 0))
 
         // 1 is close to 0 (no element); 2 is compared with 0, the last delivered value, not with 1.
@@ -230,11 +269,11 @@ struct ChangeSequenceFormsTests {
         #expect(await take(2, from: &changes) == [Change(old: 0, new: 2), Change(old: 2, new: 5)])
     }
 
-    @Test func pulseWinsOverIsEqual() async {
+    @Test(arguments: IsEqualForm.allCases)
+    func pulseWinsOverIsEqual(form: IsEqualForm) async {
         let store = makeStore()
-        var changes = store.changes(
-            of: \.counter, isEqual: { _, _ in true }, options: [.instantly, .pulse], buffering: .unbounded
-        ).makeAsyncIterator()
+        var changes = form.changes(of: store, isEqual: { _, _ in true }, options: [.instantly, .pulse])
+            .makeAsyncIterator()
         #expect(await changes.next() == Change(old: 0, new: 0))
 
         await store.send(CounterAction.rename("Kim"))

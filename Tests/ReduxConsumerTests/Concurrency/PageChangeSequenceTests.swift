@@ -14,8 +14,11 @@ struct PageChangeSequenceTests {
         var parities = page.changes(
             of: { $0.count.isMultiple(of: 2) }, options: .instantly, buffering: .unbounded
         ).makeAsyncIterator()
+        let isLarge = Derived(\MainState.count) { $0 > 12 }
+        var larges = page.changes(of: isLarge, options: .instantly, buffering: .unbounded).makeAsyncIterator()
         #expect(await counts.next() == Change(old: 10, new: 10))
         #expect(await parities.next() == Change(old: true, new: true))
+        #expect(await larges.next() == Change(old: false, new: false))
 
         await page.send(MainAction.increment)
         await page.send(MainAction.set(13))  // odd again: no parity element
@@ -26,6 +29,8 @@ struct PageChangeSequenceTests {
         #expect(await counts.next() == nil)
         #expect(await parities.next() == Change(old: true, new: false))
         #expect(await parities.next() == nil)
+        #expect(await larges.next() == Change(old: false, new: true))
+        #expect(await larges.next() == nil)
         #expect(diagnostics.values.count == 1)
     }
 
@@ -38,9 +43,13 @@ struct PageChangeSequenceTests {
         let isLoggedIn = Derived(\RootState.auth.user) { $0 != nil }
         var logins = page.globalChanges(of: isLoggedIn, options: .instantly, buffering: .unbounded)
             .makeAsyncIterator()
+        var nameLengths = page.globalChanges(
+            of: { $0.auth.user?.count ?? 0 }, options: .instantly, buffering: .unbounded
+        ).makeAsyncIterator()
         #expect(await users.next() == Change(old: nil, new: nil))
         #expect(await logins.next() == Change(old: false, new: false))
-        #expect(global.subscriberCount == start + 2)
+        #expect(await nameLengths.next() == Change(old: 0, new: 0))
+        #expect(global.subscriberCount == start + 3)
 
         await global.send(AuthAction.logIn("son"))
         await page.sendGlobal(LifecycleAction.enterForeground)  // not watched: no element
@@ -52,6 +61,8 @@ struct PageChangeSequenceTests {
         #expect(await users.next() == nil)
         #expect(await take(2, from: &logins) == [Change(old: false, new: true), Change(old: true, new: false)])
         #expect(await logins.next() == nil)
+        #expect(await take(2, from: &nameLengths) == [Change(old: 0, new: 3), Change(old: 3, new: 0)])
+        #expect(await nameLengths.next() == nil)
     }
 
     @Test func globalChangesFinishWhenThePageIsReleased() async {
