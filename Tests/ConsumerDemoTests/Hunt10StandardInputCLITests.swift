@@ -43,7 +43,7 @@ struct Hunt10StandardInputCLITests {
         #expect(replay.status == .badRecording)
         #expect(
             replay.errors.hasPrefix(
-                #"<stdin>:5: error: unknown action type "page": register it in the ActionCodecs given to the reader"#
+                #"<stdin>:5: error: unknown action type "page": consumer-demo replays its own actions only (type "app")"#
                     + "\nnote: the replay stopped at line 5 after 2 actions; nothing after that line was applied\n"),
             "\(replay.errors)")
     }

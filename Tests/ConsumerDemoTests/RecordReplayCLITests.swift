@@ -235,10 +235,38 @@ extension RecordReplayCLITests {
         BadRecording(
             name: "unknown-action-type",
             spoil: { lines in lines[6] = lines[6].replacingOccurrences(of: #""type":"app""#, with: #""type":"page""#) },
-            message: #"unknown-action-type.jsonl:7: error: unknown action type "page": register it in the "#
-                + "ActionCodecs given to the reader",
+            message: #"unknown-action-type.jsonl:7: error: unknown action type "page": consumer-demo replays its "#
+                + #"own actions only (type "app")"#,
             status: .badRecording,
             counter: 41
+        ),
+        // The library's messages for these end with advice to a program (register a codec, pass
+        // an argument to the reader); the command says what its user can do instead.
+        BadRecording(
+            name: "skipped-action",
+            spoil: { lines in lines[6] = #"{"index":5,"skipped":"Other.Action","hash":"5a12c083e0261095"}"# },
+            message: "skipped-action.jsonl:7: error: action 5 (Other.Action) was skipped when recording (it had no "
+                + "codec), so the replay cannot reproduce it",
+            status: .badRecording,
+            counter: 41
+        ),
+        BadRecording(
+            name: "other-hash",
+            spoil: { lines in
+                lines[0] = lines[0].replacingOccurrences(of: #""hash":"structural64""#, with: #""hash":"sha256""#)
+            },
+            message: #"other-hash.jsonl:1: error: the recording's hashes come from StateHash "sha256": "#
+                + #"consumer-demo verifies "structural64" hashes only"#,
+            status: .badRecording,
+            counter: nil
+        ),
+        BadRecording(
+            name: "no-initial-state",
+            spoil: { lines in lines.remove(at: 1) },
+            message: "no-initial-state.jsonl:2: error: the recording has no initial state (a snapshot 0); "
+                + "consumer-demo needs one",
+            status: .badRecording,
+            counter: nil
         ),
         BadRecording(
             name: "not-json",

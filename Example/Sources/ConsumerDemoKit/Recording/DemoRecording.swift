@@ -74,7 +74,35 @@ enum DemoRecording {
         if case .unreadable(let reason) = error.kind {
             return "consumer-demo: error: cannot read \(quoted(error.source)): \(reason)"
         }
-        return "\(error)"
+        let description = "\(error)"
+        guard let (libraryAdvice, advice) = commandLineAdvice(for: error.kind),
+            description.hasSuffix(libraryAdvice)
+        else { return description }
+        return description.dropLast(libraryAdvice.count) + advice
+    }
+
+    /// For the errors whose message ends with advice to a program using the library (register a
+    /// codec, pass an argument to the reader), that advice and what a user of this command can do
+    /// instead.
+    private static func commandLineAdvice(for kind: ReplayError.Kind) -> (library: String, commandLine: String)? {
+        switch kind {
+        case .unknownActionType:
+            (
+                ": register it in the ActionCodecs given to the reader",
+                #": consumer-demo replays its own actions only (type "app")"#
+            )
+        case .skippedAction:
+            (
+                "; replay with skippedActions: .verifyAndContinue to go on if it did not change the state",
+                ""
+            )
+        case .hashFunctionMismatch(_, nil):
+            ("; pass it to the reader", #": consumer-demo verifies "structural64" hashes only"#)
+        case .noInitialState:
+            ("; pass initialState: to the reader", "; consumer-demo needs one")
+        default:
+            nil
+        }
     }
 
     /// The exit status for a replay that stopped with `error`: 3 for a file that cannot be read,
