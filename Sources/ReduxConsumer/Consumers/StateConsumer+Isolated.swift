@@ -147,13 +147,14 @@ extension StateConsumer {
         on actor: any Actor
     ) -> ConsumerCallback<State, Value> {
         let isolation = isolation(of: callback.isolation, on: actor)
-        return .isolated { old, new, _, gate, member, generation in
+        return .isolated { gate, member in
             guard let owner = link.owner else {
                 link.removeMember()
                 return
             }
-            await IsolatedDelivery.run(
-                on: isolation, gate: gate, member: member, generation: generation, callback, owner, old, new)
+            await IsolatedDelivery.run(on: isolation, gate: gate, member: member, State.self, callback) { old, new in
+                (owner, old, new)
+            }
         }
     }
 
@@ -165,9 +166,10 @@ extension StateConsumer {
         on actor: any Actor
     ) -> ConsumerCallback<State, Value> {
         let isolation = isolation(of: callback.isolation, on: actor)
-        return .isolated { old, new, _, gate, member, generation in
-            await IsolatedDelivery.run(
-                on: isolation, gate: gate, member: member, generation: generation, callback, old, new)
+        return .isolated { gate, member in
+            await IsolatedDelivery.run(on: isolation, gate: gate, member: member, State.self, callback) { old, new in
+                (old, new)
+            }
         }
     }
 
@@ -188,33 +190,47 @@ extension StateConsumer {
 /// Runs a member's call on its actor.
 @usableFromInline
 enum IsolatedDelivery {
-    /// Hops to `actor`, then begins the call with the gate (which refuses a member removed
-    /// meanwhile), makes it, and ends it: all on the actor (the callback is isolated to it, so
-    /// calling it from here does not hop again), so a removal made on the actor itself never waits
-    /// for it. With `actor` `nil` (a callback isolated to no actor) all three run off every actor,
-    /// on one thread of the global executor: the call never needs an actor to end, so a removal
-    /// that holds one while it waits for the call cannot deadlock.
+    /// Hops to `actor`, then takes the member's call from the gate and begins it (the gate refuses
+    /// a member removed meanwhile), makes it, and ends it: all on the actor (the callback is
+    /// isolated to it, so calling it from here does not hop again), so a removal made on the actor
+    /// itself never waits for it. Taken only there, the call has merged every change posted while
+    /// the actor was busy. With `actor` `nil` (a callback isolated to no actor) all of it runs off
+    /// every actor, on one thread of the global executor: the call never needs an actor to end,
+    /// so a removal that holds one while it waits for the call cannot deadlock.
     ///
-    /// `generation` is the place in its dispatch chain of the action the change came from: an
-    /// action the callback dispatches continues that chain by one link, as it would if called on
-    /// the store's thread, so a member that dispatches on every change stops at
-    /// ``Store/chainLimit``.
+    /// The action the change came from has a place in its dispatch chain: an action the callback
+    /// dispatches continues that chain by one link, as it would if called on the store's thread,
+    /// so a member that dispatches on every change stops at ``Store/chainLimit``.
+    ///
+    /// - Parameters:
+    ///   - actor: Where the call runs.
+    ///   - gate: The consumer's actor gate, which holds the member's call.
+    ///   - member: The member.
+    ///   - state: The consumer's state type, which the member's calls are typed with.
+    ///   - callback: The member's callback.
+    ///   - arguments: The callback's arguments for a change from `old` to `new`.
     @usableFromInline
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-    static func run<each Argument: Sendable>(
+    static func run<State: Sendable, Value: Sendable, each Argument: Sendable>(
         on actor: isolated (any Actor)?,
         gate: DeliveryGate,
         member: UInt64,
-        generation: Int,
+        _ state: State.Type,
         _ callback: @isolated(any) @Sendable (repeat each Argument) -> Void,
-        _ arguments: repeat each Argument
+        arguments: (_ old: Value, _ new: Value) -> (repeat each Argument)
     ) async {
-        guard gate.begin(member) else { return }
+        guard let change = PendingChange<State, Value>.takeAndBegin(member, of: gate) else { return }
+        guard !change.cameBack else {
+            gate.carry(change.old, of: member)
+            gate.end(member)
+            return
+        }
         // The call is synchronous from `begin` to `end`: it stays on this thread.
         let context = ThreadContext.current
         let outer = context.generation
-        context.generation = generation
-        await callback(repeat each arguments)
+        context.generation = change.generation
+        let values = arguments(change.old, change.new)
+        await callback(repeat each values)
         assert(ThreadContext.current === context, "an actor member's call moved to another thread while it ran")
         context.generation = outer
         gate.end(member)

@@ -45,11 +45,7 @@ enum BorrowedCallback<State: Sendable, Value: Sendable>: ~Copyable {
     case change(@Sendable (_ old: Value, _ new: Value) -> Void)
     case value(@Sendable (_ new: Value) -> Void)
     case changeInState(@Sendable (_ old: Value, _ new: Value, _ state: State) -> Void)
-    case isolated(
-        @Sendable (
-            _ old: Value, _ new: Value, _ state: State?, _ gate: DeliveryGate, _ member: UInt64, _ generation: Int
-        ) async -> Void
-    )
+    case isolated(@Sendable (_ gate: DeliveryGate, _ member: UInt64) async -> Void)
 }
 
 extension BorrowedCallback {

@@ -6,14 +6,9 @@ enum ConsumerCallback<State: Sendable, Value: Sendable>: Sendable {
     case value(@Sendable (_ new: Value) -> Void)
     case changeInState(@Sendable (_ old: Value, _ new: Value, _ state: State) -> Void)
     /// A callback isolated to an actor: posted to the consumer's actor gate and called there (the
-    /// closure hops to the actor, then begins and ends the call with the gate, see
-    /// ``DeliveryGate``).
-    /// `generation` is the place in its dispatch chain of the action the change came from.
-    case isolated(
-        @Sendable (
-            _ old: Value, _ new: Value, _ state: State?, _ gate: DeliveryGate, _ member: UInt64, _ generation: Int
-        ) async -> Void
-    )
+    /// closure hops to the actor, then takes the member's call from the gate, makes it and ends
+    /// it, see ``DeliveryGate`` and ``IsolatedDelivery``).
+    case isolated(@Sendable (_ gate: DeliveryGate, _ member: UInt64) async -> Void)
 
     /// Whether the callback needs the whole state (so a queued delivery must keep a copy).
     @inlinable

@@ -20,7 +20,9 @@ import Dispatch
 /// since the batch being made takes no new calls.
 ///
 /// Each call goes through three steps: the pump *takes* it, the call *begins* where it runs (on the
-/// queue, or on the member's actor) and *ends*. Removal drops a member's pending call, makes a taken
+/// queue, or on the member's actor) and *ends*. For an actor's member the pump takes the call only
+/// once on the actor, in one step with beginning it (``takeAndBegin(_:)``): until then the call
+/// stays in its batch or among the waiting calls, where newer changes still merge into it. Removal drops a member's pending call, makes a taken
 /// call refuse to begin, and waits for a call that has begun on another thread to end (unless that
 /// thread waits inside the library, parked, while another may be waiting for the remover: see
 /// ``ThreadContext/parked(_:)`` and ``ThreadContext/mayBeWaitedFor``): once removal returns, the
@@ -64,27 +66,53 @@ final class DeliveryGate: Sendable {
         ///
         /// - Complexity: O(1), and O(*k* log *k*) once per batch of *k* calls, to sort it.
         mutating func takeNext() -> (UInt64, any PendingCall)? {
-            while true {
-                while batchHead < batch.count {
-                    let entry = batch[batchHead]
-                    // The caller holds the call now: this is not its last reference.
-                    batch[batchHead].call = nil
-                    batchHead += 1
-                    if let call = entry.call {
-                        return (entry.member, call)
-                    }
-                }
-                batch.removeAll(keepingCapacity: batch.count <= 64)
-                batchHead = 0
-                guard !pending.isEmpty else { return nil }
-                batch.reserveCapacity(pending.count)
-                for (member, call) in pending {
-                    batch.append((member, call))
-                }
-                // The dictionary's references go; the batch holds every call.
-                pending.removeAll(keepingCapacity: true)
-                batch.sort { $0.member < $1.member }
+            guard let (member, call) = peekNext(formingBatch: true) else { return nil }
+            // The caller holds the call now: this is not its last reference.
+            batch[batchHead].call = nil
+            batchHead += 1
+            return (member, call)
+        }
+
+        /// The call ``takeNext()`` would take, left in place: the head of the batch, or when the
+        /// batch is done, the waiting call of the first member, taken as a new batch only if
+        /// `formsBatch` (a call left waiting still merges the changes posted after it).
+        ///
+        /// - Complexity: O(1) in a batch; O(*k*) for *k* waiting calls without forming a batch.
+        mutating func peekNext(formingBatch formsBatch: Bool) -> (UInt64, any PendingCall)? {
+            while batchHead < batch.count, batch[batchHead].call == nil {
+                batchHead += 1
             }
+            if batchHead < batch.count, let call = batch[batchHead].call {
+                return (batch[batchHead].member, call)
+            }
+            batch.removeAll(keepingCapacity: batch.count <= 64)
+            batchHead = 0
+            guard !pending.isEmpty else { return nil }
+            guard formsBatch else {
+                return pending.min { $0.key < $1.key }.map { ($0.key, $0.value) }
+            }
+            batch.reserveCapacity(pending.count)
+            for (member, call) in pending {
+                batch.append((member, call))
+            }
+            // The dictionary's references go; the batch holds every call.
+            pending.removeAll(keepingCapacity: true)
+            batch.sort { $0.member < $1.member }
+            return (batch[0].member, batch[0].call!)
+        }
+
+        /// Takes out `call`, a call the pump looked at and did not make, if it is still the next
+        /// one: it is not made (its member's actor wrapper found the member gone).
+        mutating func discardIfNext(_ call: ObjectIdentifier) -> (any PendingCall)? {
+            guard let (member, next) = peekNext(formingBatch: false), ObjectIdentifier(next) == call else {
+                return nil
+            }
+            if batchHead < batch.count {
+                batch[batchHead].call = nil
+                batchHead += 1
+                return next
+            }
+            return pending.removeValue(forKey: member)
         }
     }
 
@@ -220,6 +248,24 @@ final class DeliveryGate: Sendable {
         return begins
     }
 
+    /// Takes `member`'s call and begins it on the calling thread, in one step, if it is the next
+    /// call to make: what the pump of a ``Pump/tasks`` gate does once on the member's actor, so
+    /// that changes posted while it waited for the actor merge into the call (see
+    /// ``pumpTasks()``). `nil` when another call comes first now, or none is left for `member`
+    /// (removed meanwhile): the pump looks again.
+    func takeAndBegin(_ member: UInt64) -> (any PendingCall)? {
+        let context = ThreadContext.current
+        let call = state.withLock { state -> (any PendingCall)? in
+            guard !state.isClosed, state.current == nil, let (next, _) = state.peekNext(formingBatch: true),
+                next == member, let (_, call) = state.takeNext()
+            else { return nil }
+            state.current = Current(member: member, call: call, thread: ObjectIdentifier(context))
+            return call
+        }
+        if call != nil { context.enter(self) }
+        return call
+    }
+
     /// The call that began on the calling thread is over.
     func end(_ member: UInt64) {
         ThreadContext.current.leave(self)
@@ -343,10 +389,40 @@ final class DeliveryGate: Sendable {
     }
 
     /// Runs in a task: makes the calls one at a time, each on its member's actor.
+    ///
+    /// The pump looks at the next call without taking it, hops to its member's actor, and takes
+    /// it there (``takeAndBegin(_:)``): an actor that is busy for a while gets the changes posted
+    /// meanwhile merged into that one call, the first `old` and the latest `new`, instead of a
+    /// call with the value it had when it fell behind followed by a merged one.
     private func pumpTasks() async {
-        while let (member, call) = takeNext() {
+        var previous: ObjectIdentifier?
+        while let (member, call) = nextToMake(after: previous) {
+            previous = ObjectIdentifier(call)
             await call.runIsolated(gate: self, member: member)
         }
+    }
+
+    /// The next call for ``pumpTasks()``, left in place, or `nil` (and the pump stops) when none
+    /// is left. `previous`, the call the pump looked at last, is discarded first if it is still
+    /// next, not taken: its member's wrapper did not make it (the owner was gone), so the pump
+    /// moves on instead of looking at it again.
+    private func nextToMake(after previous: ObjectIdentifier?) -> (UInt64, any PendingCall)? {
+        var discarded: (any PendingCall)?
+        let next = state.withLock { state -> (UInt64, any PendingCall)? in
+            state.current = nil
+            if let previous {
+                discarded = state.discardIfNext(previous)
+            }
+            guard !state.isClosed, let next = state.peekNext(formingBatch: false) else {
+                state.isPumping = false
+                return nil
+            }
+            return next
+        }
+        // Released after the lock: a callback's captures may run code in their deinit.
+        withExtendedLifetime(discarded) {}
+        state.broadcast()
+        return next
     }
 }
 
@@ -418,15 +494,27 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
 
     @usableFromInline
     func runIsolated(gate: DeliveryGate, member: UInt64) async {
+        // This call was looked at, not taken: until taken, posts may merge into it under the gate's
+        // lock, so only the constant `callback` is read here; the values are read from the call
+        // `takeAndBegin` takes, after it began.
         guard case .isolated(let call) = callback else {
             // Not an actor's member: run it where the pump is.
-            guard gate.begin(member) else { return }
-            run(gate: gate, member: member)
+            guard let taken = Self.takeAndBegin(member, of: gate) else { return }
+            taken.run(gate: gate, member: member)
             gate.end(member)
             return
         }
-        guard !cameBack else { return gate.carry(old, of: member) }
-        await call(old, new, state, gate, member, generation)
+        await call(gate, member)
+    }
+
+    /// Takes `member`'s call from `gate` and begins it on the calling thread (see
+    /// ``DeliveryGate/takeAndBegin(_:)``), or `nil` when it is not the next call any more.
+    @usableFromInline
+    static func takeAndBegin(_ member: UInt64, of gate: DeliveryGate) -> PendingChange? {
+        guard let call = gate.takeAndBegin(member) else { return nil }
+        // Every call posted for a member is a `PendingChange` of its state and value types (see
+        // `absorb`); debug builds check the cast.
+        return unsafeDowncast(call, to: Self.self)
     }
 
     @usableFromInline
