@@ -9,7 +9,7 @@
 #endif
 
 /// Writes one line to standard error, unbuffered, so diagnostics appear even if the process dies.
-func writeLineToStandardError(_ message: String) {
+package func writeLineToStandardError(_ message: String) {
     var line = message
     line.append("\n")
     line.withUTF8 { bytes in

@@ -1,19 +1,11 @@
+import ReduxConsumer
+
 #if canImport(Testing)
     import Testing
 #endif
 #if canImport(XCTest)
     import XCTest
 #endif
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Android)
-    import Android
-#endif
-
 /// Where an assertion was written: the call site a failure points at.
 struct CallSite: Sendable {
     let fileID: StaticString
@@ -65,6 +57,8 @@ func reportFailure(_ message: String, at site: CallSite) {
     #if canImport(XCTest)
         XCTFail(message, file: site.filePath, line: site.line)
     #else
-        fputs("\(site.fileID):\(site.line): error: \(message)\n", stderr)
+        // Not `fputs(_, stderr)`: Glibc's and Musl's `stderr` is a global variable, which Swift 6
+        // refuses to read from here.
+        writeLineToStandardError("\(site.fileID):\(site.line): error: \(message)")
     #endif
 }
