@@ -14,6 +14,10 @@ final class DerivationCache {
     @exclusivity(unchecked) @usableFromInline private(set) var pass: UInt64 = 1
     /// Memos by definition, weakly: a memo lives as long as an evaluation or another memo uses it.
     private var memos: [ObjectIdentifier: Entry] = [:]
+    /// The count at which the entries of memos gone are pruned next: twice what the last pruning
+    /// left (64 at least), so pruning costs O(1) per memo made, amortised, and the table holds at
+    /// most about twice the live memos.
+    private var pruneAt = 64
 
     private struct Entry {
         /// Weak, like the memo: the cache keeps no definition alive (its function may capture
@@ -25,6 +29,9 @@ final class DerivationCache {
     }
 
     init() {}
+
+    /// How many memos the cache has entries for, the entries of memos gone included: for tests.
+    var entryCount: Int { memos.count }
 
     /// Starts a pass: derived values are read afresh (and recomputed if their inputs changed).
     func beginPass() {
@@ -40,8 +47,9 @@ final class DerivationCache {
         }
         // `make` may look up the memos of the definition's inputs: no access to `memos` is open.
         let memo = make()
-        if memos.count > 64, memos.count.isMultiple(of: 64) {
+        if memos.count >= pruneAt {
             memos = memos.filter { $0.value.memo != nil && $0.value.definition != nil }
+            pruneAt = Swift.max(64, 2 * memos.count)
         }
         memos[key] = Entry(definition: definition, memo: memo)
         return memo
