@@ -132,4 +132,49 @@ struct QueuedMemberOrderTests {
             #expect(own.first.map { $0.old == 0 } ?? true)
         }
     }
+
+    /// Members removed while their calls wait in the batch the queue is making (found there by a
+    /// binary search) or among the calls waiting for the next one are never called; the others are,
+    /// in the order they were added.
+    @Test func membersRemovedFromTheBatchInProgressAreNotCalled() {
+        struct Wide: Sendable { var values = [Int](repeating: 0, count: 40) }
+        struct Bump: Action {}
+        let store = Store(
+            initialState: Wide(),
+            reducer: Reducer<Wide> { (state, _: Bump) in
+                for index in state.values.indices { state.values[index] += 1 }
+            })
+        let queue = DispatchQueue(label: "queued-member-order")
+        let consumer = StateConsumer<Wide>(deliveringOn: queue)
+        let calls = Recorder<Int>()
+        let entered = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        var tokens: [ConsumerToken] = []
+        for index in 0..<40 {
+            tokens.append(
+                consumer.add(\.values[index]) { _, _ in
+                    calls.append(index)
+                    if index == 0, calls.values.count == 1 {
+                        entered.signal()
+                        go.wait()
+                    }
+                })
+        }
+        let subscription = store.subscribe(consumer)
+        queue.suspend()
+        store.dispatch(Bump())  // 40 calls wait: the queue's pump takes them as one batch
+        queue.resume()
+        entered.wait()  // the batch of 40 is being made; member 0's call is running
+        store.dispatch(Bump())  // 40 calls wait for the next batch
+        let removed: Set = [1, 7, 20, 21, 38, 39]
+        for index in removed.sorted(by: >) {
+            tokens[index].cancel()
+        }
+        go.signal()
+        queue.sync {}
+        queue.sync {}
+        let kept = (0..<40).filter { !removed.contains($0) }
+        #expect(calls.values == kept + kept)
+        subscription.cancel()
+    }
 }
