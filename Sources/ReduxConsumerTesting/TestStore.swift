@@ -133,9 +133,9 @@ public final class TestStore<State: Equatable & Sendable> {
     /// The state after the last step: what the next exhaustive closure starts from.
     var expected: State
     /// Actions dispatched to the store and not yet asserted, oldest first.
-    var receivedEvents: [EventLog<State>.Event] = []
+    var receivedEvents = ReceivedQueue<EventLog<State>.Event>()
     /// Actions that reached the global store and not yet asserted, oldest first.
-    var globalActions: [any Action] = []
+    var globalActions = ReceivedQueue<any Action>()
     /// Probed consumer firings not yet asserted: those of the last step, and `.instantly` calls.
     var dueFirings: [DueFiring] = []
     /// The last step, as failure messages name it: `send(increment)`.

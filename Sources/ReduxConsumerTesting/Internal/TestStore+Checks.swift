@@ -92,7 +92,7 @@ extension TestStore {
         settleFirings(before: step, at: site)
         if exhaustivity == .on {
             reportUnasserted(receivedEvents.map(\.action), kind: "received", before: step, at: site)
-            reportUnasserted(globalActions, kind: "global", before: step, at: site)
+            reportUnasserted(Array(globalActions), kind: "global", before: step, at: site)
         }
         if let state = receivedEvents.last?.state {
             expected = state

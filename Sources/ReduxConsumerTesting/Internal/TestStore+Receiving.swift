@@ -63,10 +63,11 @@ extension TestStore {
     /// there is none yet. Call it after completing the events.
     func nextCandidate(for reception: Reception, matching isMatch: (any Action) -> Bool) -> Int? {
         absorb(log.take())
-        let actions = reception.source == .store ? receivedEvents.map(\.action) : globalActions
-        switch exhaustivity {
-        case .on: return actions.isEmpty ? nil : 0
-        case .off: return actions.firstIndex(where: isMatch)
+        switch (reception.source, exhaustivity) {
+        case (.store, .on): return receivedEvents.isEmpty ? nil : 0
+        case (.store, .off): return receivedEvents.firstIndex { isMatch($0.action) }
+        case (.global, .on): return globalActions.isEmpty ? nil : 0
+        case (.global, .off): return globalActions.firstIndex(where: isMatch)
         }
     }
 
@@ -115,7 +116,7 @@ extension TestStore {
     /// Checks the global action at `index` (or reports that none came).
     private func checkGlobal(at index: Int?, _ reception: Reception, matching isMatch: (any Action) -> Bool) {
         guard let index else {
-            reportTimeout(reception, in: globalActions)
+            reportTimeout(reception, in: Array(globalActions))
             return
         }
         let received = globalActions[index]
