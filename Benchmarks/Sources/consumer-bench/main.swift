@@ -47,6 +47,8 @@ run("S5", "large state") { largeState(sizes, selectiveNsPerOp: selectiveNsPerOp)
 run("S6", "churn") { churn(sizes) }
 run("S7", "concurrent") { concurrentDispatch(sizes) }
 run("L1", "members removed one by one") { removalOneByOne(sizes) }
+run("L2", "consumers on one key path cancelled oldest first") { sharedKeyPathUnsubscribeOldestFirst(sizes) }
+run("L3", "members on distinct derived values") { distinctDerivedMembers(sizes) }
 run("A1", "reducer appending to a growing array") { appendingReducer(sizes) }
 run("M1", "memory per consumer") {
     memoryPerConsumer(sizes, scenario: "M1", title: "memory, \(sizes.memoryConsumers) consumers", state: BenchState())
