@@ -675,25 +675,27 @@ private final class RequestOwner: Sendable {
         consumer.add(\.counter) { old, new in probe.call(old: old, new: new) }.store(in: bag)
         let subscription = target.subscribe(consumer)
         let secondReturned = DispatchSemaphore(value: 0)
-        let firstDone = Flag()
+        // Set before the first emptying's cancellation can end: the second, which must wait for
+        // that emptying, can only return after it.
+        let released = Flag()
         let returnedEarly = Flag()
         let finished = finishesWithoutDeadlock(within: 20) {
             let busy = spawn { busyStore.dispatch(CounterAction.increment) }
             entered.wait()
             let first = spawn {
                 bag.removeAll()  // waits for the closure subscriber's call in progress
-                firstDone.set()
             }
             spin { bag.isEmpty }  // the first emptying took the bag's items
             let second = spawn {
                 bag.removeAll()
                 probe.removed()
-                if !firstDone.isSet { returnedEarly.set() }
+                if !released.isSet { returnedEarly.set() }
                 target.dispatch(CounterAction.increment)
                 secondReturned.signal()
             }
             // The second waits for the first, which waits for `go` (or it returned early): go on.
             spin { bag.waitingEmptyings == 1 || secondReturned.wait(timeout: .now()) == .success }
+            released.set()
             go.signal()
             for thread in [second, first, busy] { thread.wait() }
         }

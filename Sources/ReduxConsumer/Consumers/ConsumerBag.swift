@@ -16,10 +16,10 @@ import Dispatch
 /// }
 /// ```
 ///
-/// Safe to use from any thread. An emptying (``removeAll()``, or the bag's release) returns only
-/// once every emptying begun before it on another thread is done: a service whose request
-/// teardown and session shutdown empty one bag at once sees everything in it removed when either
-/// returns (guarantee 1).
+/// Safe to use from any thread. An emptying (``removeAll()``, or the bag's release) made from a
+/// thread that runs none of the library's work returns only once every emptying begun before it on
+/// another thread is done: a service whose request teardown and session shutdown empty one bag at
+/// once sees everything in it removed when either returns (guarantee 1).
 public final class ConsumerBag: Sendable {
     private let contents = Lock(Contents())
 
@@ -53,17 +53,23 @@ public final class ConsumerBag: Sendable {
 
     /// Cancels everything in the bag, in the order it was inserted, and empties it.
     ///
-    /// Returns once what it took is cancelled and every emptying begun earlier on another thread
-    /// is done too (an emptying on the calling thread is the one this call is made from, inside a
-    /// cancellation: it does not wait for itself).
+    /// Returns once what it took is cancelled and, when made from a thread that runs none of the
+    /// library's work, once every emptying begun earlier on another thread is done too. One made
+    /// from inside the library's work (a callback, a queued delivery, a page's close, a
+    /// cancellation of another emptying) does not wait for other emptyings: they may be waiting
+    /// for it.
     public func removeAll() {
         let context = ThreadContext.current
         let thread = ObjectIdentifier(context)
+        // Nothing can wait for a thread that runs none of the library's work: its wait closes no
+        // cycle. Any other thread may be what an earlier emptying waits for.
+        let waitsForEarlier = !context.mayBeWaitedFor && context.emptyingDepth == 0
         let (id, taken, earlier) = contents.withLock { contents in
             let id = contents.nextEmptying
             contents.nextEmptying += 1
             var earlier: [DispatchSemaphore] = []
-            for index in contents.emptyings.indices where contents.emptyings[index].thread != thread {
+            for index in contents.emptyings.indices where waitsForEarlier && contents.emptyings[index].thread != thread
+            {
                 let semaphore = DispatchSemaphore(value: 0)
                 contents.emptyings[index].waiters.append(semaphore)
                 earlier.append(semaphore)
@@ -72,14 +78,12 @@ public final class ConsumerBag: Sendable {
             defer { contents.items.removeAll() }
             return (id, contents.items, earlier)
         }
-        // Later emptyings may wait for this thread now: its removals give way to a parked callback,
-        // as a page's close does (see `ThreadContext.mayBeWaitedFor`).
-        context.runOnceDepth += 1
+        context.emptyingDepth += 1
         for item in taken {
             item.cancel()
         }
-        assert(context.runOnceDepth > 0, "a bag's emptying ended on a thread that was not running one")
-        context.runOnceDepth -= 1
+        assert(context.emptyingDepth > 0, "a bag's emptying ended on a thread that was not running one")
+        context.emptyingDepth -= 1
         let waiters = contents.withLock { contents -> [DispatchSemaphore] in
             guard let index = contents.emptyings.firstIndex(where: { $0.id == id }) else { return [] }
             return contents.emptyings.remove(at: index).waiters
@@ -87,9 +91,8 @@ public final class ConsumerBag: Sendable {
         for waiter in waiters {
             waiter.signal()
         }
-        // Parked: an earlier emptying may be waiting for a callback this thread is running.
         for semaphore in earlier {
-            context.parked { semaphore.wait() }
+            semaphore.wait()
         }
     }
 

@@ -158,8 +158,8 @@ extension StateConsumer {
         }
     }
 
-    /// Wraps an isolated callback for the engine: posted to the consumer's actor gate, then run on
-    /// its actor between the gate's `begin` and `end`.
+    /// Wraps an isolated callback for the engine: posted to the consumer's actor gate, then taken
+    /// from it and run on its actor (see ``IsolatedDelivery``).
     @inlinable
     static func isolated<Value: Sendable>(
         _ callback: @escaping @isolated(any) @Sendable (Value, Value) -> Void,

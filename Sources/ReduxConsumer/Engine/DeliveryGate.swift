@@ -21,9 +21,10 @@ import Dispatch
 ///
 /// Each call goes through three steps: the pump *takes* it, the call *begins* where it runs (on the
 /// queue, or on the member's actor) and *ends*. For an actor's member the pump takes the call only
-/// once on the actor, in one step with beginning it (``takeAndBegin(_:)``): until then the call
-/// stays in its batch or among the waiting calls, where newer changes still merge into it. Removal drops a member's pending call, makes a taken
-/// call refuse to begin, and waits for a call that has begun on another thread to end (unless that
+/// once on the actor, in one step with beginning it (``takeAndBegin(_:)``): a call still waiting
+/// for a batch keeps merging newer changes until then, and a batch is formed only when its first
+/// call is taken, on that call's actor (the later calls of a batch are made with what they had
+/// then, as on a queue). Removal drops a member's pending call, makes a taken call refuse to begin, and waits for a call that has begun on another thread to end (unless that
 /// thread waits inside the library, parked, while another may be waiting for the remover: see
 /// ``ThreadContext/parked(_:)`` and ``ThreadContext/mayBeWaitedFor``): once removal returns, the
 /// callback neither runs nor starts again.
@@ -105,8 +106,8 @@ final class DeliveryGate: Sendable {
 
         /// Takes out `call`, a call the pump looked at and did not make, if it is still the next
         /// one: it is not made (its member's actor wrapper found the member gone).
-        mutating func discardIfNext(_ call: ObjectIdentifier) -> (any PendingCall)? {
-            guard let (member, next) = peekNext(formingBatch: false), ObjectIdentifier(next) == call else {
+        mutating func discardIfNext(_ call: any PendingCall) -> (any PendingCall)? {
+            guard let (member, next) = peekNext(formingBatch: false), next === call else {
                 return nil
             }
             if batchHead < batch.count {
@@ -435,9 +436,11 @@ final class DeliveryGate: Sendable {
     /// meanwhile merged into that one call, the first `old` and the latest `new`, instead of a
     /// call with the value it had when it fell behind followed by a merged one.
     private func pumpTasks() async {
-        var previous: ObjectIdentifier?
+        // Held, not named by address: a call made and freed could leave its address to the next
+        // call posted, which `discardIfNext` would then take for it.
+        var previous: (any PendingCall)?
         while let (member, call) = nextToMake(after: previous) {
-            previous = ObjectIdentifier(call)
+            previous = call
             await call.runIsolated(gate: self, member: member)
         }
     }
@@ -446,7 +449,7 @@ final class DeliveryGate: Sendable {
     /// is left. `previous`, the call the pump looked at last, is discarded first if it is still
     /// next, not taken: its member's wrapper did not make it (the owner was gone), so the pump
     /// moves on instead of looking at it again.
-    private func nextToMake(after previous: ObjectIdentifier?) -> (UInt64, any PendingCall)? {
+    private func nextToMake(after previous: (any PendingCall)?) -> (UInt64, any PendingCall)? {
         var discarded: (any PendingCall)?
         let next = state.withLock { state -> (UInt64, any PendingCall)? in
             state.current = nil
@@ -471,7 +474,8 @@ final class DeliveryGate: Sendable {
 protocol PendingCall: AnyObject, Sendable {
     /// Makes the call on the calling thread (a queue's).
     func run(gate: DeliveryGate, member: UInt64)
-    /// Makes the call on its member's actor, between the gate's `begin` and `end` there.
+    /// Hops to its member's actor and there takes the member's call from the gate and makes it
+    /// (see ``DeliveryGate/takeAndBegin(_:)``): called on a call the pump looked at, not taken.
     func runIsolated(gate: DeliveryGate, member: UInt64) async
     /// Merges a newer change of the same member into this one: keep `old`, take the new `new`
     /// (the values replaced are left in `newer`, so that they are released after the gate's lock).
@@ -488,7 +492,9 @@ protocol PendingCall: AnyObject, Sendable {
 @usableFromInline
 final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unchecked Sendable {
     // @unchecked: `old`, `new` and `state` are only touched under the gate's lock (`absorb`,
-    // `rebase`) or by the one pump that took the call out of the gate (`run`), never both.
+    // `rebase`) or by the one pump that took the call out of the gate (`run`), never both; a call
+    // the pump only looked at (a task pump, before the hop to the actor) is read for its constant
+    // `callback` alone, and for its values once `takeAndBegin` took it.
     let callback: ConsumerCallback<State, Value>
     var old: Value
     var new: Value
@@ -538,7 +544,8 @@ final class PendingChange<State: Sendable, Value: Sendable>: PendingCall, @unche
         // lock, so only the constant `callback` is read here; the values are read from the call
         // `takeAndBegin` takes, after it began.
         guard case .isolated(let call) = callback else {
-            // Not an actor's member: run it where the pump is.
+            // Not an actor's member (none is posted to an actor gate today; kept so that one
+            // would still be made, in order): run it where the pump is.
             guard let taken = Self.takeAndBegin(member, of: gate) else { return }
             taken.run(gate: gate, member: member)
             gate.end(member)

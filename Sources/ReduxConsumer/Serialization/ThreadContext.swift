@@ -38,6 +38,12 @@ final class ThreadContext {
     /// other threads asking for the same work wait for (see ``Lock/runOnce(_:_:)``, which checks
     /// in debug builds that it never goes below zero).
     @exclusivity(unchecked) var runOnceDepth = 0
+    /// How many ``ConsumerBag`` emptyings this thread is running: an emptying made inside one (from
+    /// a cancellation it makes) does not wait for the emptyings of other threads, which may be
+    /// waiting for it (see ``ConsumerBag/removeAll()``, which checks in debug builds that it never
+    /// goes below zero). Unlike `runOnceDepth`, it leaves the removals the emptying makes as they
+    /// are: a thread waits for an emptying only when nothing waits for that thread.
+    @exclusivity(unchecked) var emptyingDepth = 0
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     static var current: ThreadContext {
