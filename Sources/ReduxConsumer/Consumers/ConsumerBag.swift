@@ -68,8 +68,8 @@ public final class ConsumerBag: Sendable {
             let id = contents.nextEmptying
             contents.nextEmptying += 1
             var earlier: [DispatchSemaphore] = []
-            for index in contents.emptyings.indices where waitsForEarlier && contents.emptyings[index].thread != thread
-            {
+            let others = waitsForEarlier ? contents.emptyings.indices : 0..<0
+            for index in others where contents.emptyings[index].thread != thread {
                 let semaphore = DispatchSemaphore(value: 0)
                 contents.emptyings[index].waiters.append(semaphore)
                 earlier.append(semaphore)
