@@ -406,7 +406,7 @@ struct GateAndBagReviewTests {
                 go.wait()
             })
         second.insert(ReviewCancellable { first.removeAll() })
-        await finishesWithoutDeadlock(within: 2) {
+        await finishesWithoutDeadlock(within: 30) {
             await onAThreadOfItsOwn {
                 let a = spawn { first.removeAll() }
                 let b = spawn { second.removeAll() }
@@ -441,7 +441,7 @@ struct GateAndBagReviewTests {
             let other = bags[1 - side]
             idle[side].subscribe(subscriberOwning(RunsOnDeinit { other.removeAll() })).store(in: bags[side])
         }
-        await finishesWithoutDeadlock(within: 2) {
+        await finishesWithoutDeadlock(within: 30) {
             await onAThreadOfItsOwn {
                 let dispatchers = busy.map { store in spawn { store.dispatch(CounterAction.increment) } }
                 entered.wait()
@@ -453,6 +453,9 @@ struct GateAndBagReviewTests {
                 for thread in emptiers + dispatchers { thread.wait() }
             }
         }
+        // Until here: an optimized build releases a store after its last use, and the idle stores'
+        // release would release the objects their subscribers own, emptying the bags early.
+        withExtendedLifetime((busy, idle, bags)) {}
     }
 
     /// Guarantees.md G3: for actors, a batch is taken once the pump is on the actor of its first
@@ -504,7 +507,20 @@ struct GateAndBagReviewTests {
 /// A closure subscriber that is the only owner of `object` (released when its subscription is
 /// cancelled).
 private func subscriberOwning(_ object: RunsOnDeinit) -> @Sendable (AppState, AppState) -> Void {
-    { _, _ in withExtendedLifetime(object) {} }
+    // The closure uses the box for real: an optimized build drops a capture whose only use is
+    // `withExtendedLifetime(object) {}`, and the object went at once (the test then hung).
+    let box = OwningBox(object)
+    return { _, _ in box.calls.withLock { $0 += 1 } }
+}
+
+/// Holds an object for a closure that counts its calls.
+private final class OwningBox: Sendable {
+    let object: RunsOnDeinit
+    let calls = Lock(0)
+
+    init(_ object: RunsOnDeinit) {
+        self.object = object
+    }
 }
 
 /// A `Cancellable` that runs a closure.
