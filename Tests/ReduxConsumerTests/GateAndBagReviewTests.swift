@@ -557,24 +557,9 @@ private actor ReviewActorY {
 private actor ReviewHeldActor {
     static let shared = ReviewHeldActor()
     static let queue = DispatchQueue(label: "GateAndBagReviewTests.ReviewHeldActor")
-    static let executor = ReviewExecutor(queue: queue)
+    static let executor = SignallingQueueExecutor(queue: queue)
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.executor.asUnownedSerialExecutor()
-    }
-}
-
-private final class ReviewExecutor: SerialExecutor {
-    private let queue: DispatchQueue
-    let jobArrived = DispatchSemaphore(value: 0)
-
-    init(queue: DispatchQueue) {
-        self.queue = queue
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        jobArrived.signal()
-        queue.async { [self] in job.runSynchronously(on: asUnownedSerialExecutor()) }
     }
 }

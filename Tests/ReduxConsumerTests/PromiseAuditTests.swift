@@ -217,6 +217,12 @@ struct PromiseAuditTests {
         let store = Store(initialState: AppState(), reducer: reducer, middleware: [middleware], effects: [effect])
         blocked.store.value = store
         blocked.shared.value = shared
+        // The store's reducer, middleware and effect hold `blocked`, which holds the store: the
+        // cycle is broken when the test ends (LeakSanitizer checks it).
+        defer {
+            blocked.store.value = nil
+            blocked.shared.value = nil
+        }
         let consumer = StateConsumer<AppState>()
         consumer.add({ state in
             blocked.here(.closureSelector)
@@ -592,7 +598,7 @@ private actor AuditActor {
         queue.setSpecific(key: auditQueueKey, value: true)
         return queue
     }()
-    static let executor = AuditExecutor(queue: queue)
+    static let executor = SignallingQueueExecutor(queue: queue)
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.executor.asUnownedSerialExecutor()
@@ -611,26 +617,10 @@ private let auditQueueKey = DispatchSpecificKey<Bool>()
 private actor HeldActor {
     static let shared = HeldActor()
     static let queue = DispatchQueue(label: "PromiseAuditTests.HeldActor")
-    static let executor = AuditExecutor(queue: queue)
+    static let executor = SignallingQueueExecutor(queue: queue)
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.executor.asUnownedSerialExecutor()
-    }
-}
-
-/// Runs an actor's jobs on `queue`, signalling `jobArrived` for each.
-private final class AuditExecutor: SerialExecutor {
-    private let queue: DispatchQueue
-    let jobArrived = DispatchSemaphore(value: 0)
-
-    init(queue: DispatchQueue) {
-        self.queue = queue
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        jobArrived.signal()
-        queue.async { [self] in job.runSynchronously(on: asUnownedSerialExecutor()) }
     }
 }
 
