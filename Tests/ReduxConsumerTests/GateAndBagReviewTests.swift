@@ -484,7 +484,7 @@ struct GateAndBagReviewTests {
                 }
                 holding.wait()  // the actor is busy from here…
                 store.dispatch(CounterAction.increment)
-                let arrived = ReviewHeldActor.executor.jobArrived.wait(timeout: .now() + 60) == .success
+                let arrived = waitCountingFairTime(for: ReviewHeldActor.executor.jobArrived, seconds: 30)
                 for _ in 1..<total { store.dispatch(CounterAction.increment) }
                 release.signal()  // …to here
                 return arrived

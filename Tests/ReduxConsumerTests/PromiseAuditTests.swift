@@ -540,7 +540,7 @@ struct PromiseAuditTests {
             holding.wait()  // the actor is busy from here…
             store.dispatch(CounterAction.increment)
             // The call for 0→1 reaches the busy actor (its job is enqueued there).
-            let arrived = HeldActor.executor.jobArrived.wait(timeout: .now() + 60) == .success
+            let arrived = waitCountingFairTime(for: HeldActor.executor.jobArrived, seconds: 30)
             for _ in 1..<50 { store.dispatch(CounterAction.increment) }
             release.signal()  // …to here
             return arrived
@@ -652,7 +652,7 @@ private final class BlockOnce: @unchecked Sendable {
         else { return }
         guard let store = store.value, let shared = shared.value else { return }
         let done = spawn { useTheLibraryElsewhere(reading: store, sharing: shared) }
-        outcome.value = done.wait(timeout: .now() + 10) == .success
+        outcome.value = done.wait(timeout: .now() + 30) == .success
     }
 }
 
