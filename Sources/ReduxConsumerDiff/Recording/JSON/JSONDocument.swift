@@ -219,6 +219,8 @@ final class JSONDocument {
     // MARK: Private
 
     private func unescaped(_ range: Range<Int>) -> [UInt8] {
+        // `range` is a string node's contents, found by parsing these bytes: within them, and
+        // with every escape checked (the slice is bounds-checked in debug builds).
         bytes.withUnsafeBufferPointer { JSONParser.unescaped($0[range]) }
     }
 }
