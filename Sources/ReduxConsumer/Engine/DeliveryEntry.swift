@@ -21,16 +21,27 @@ struct DeliveryEntry {
         order = group.order
     }
 
+    /// The entry of a place `vacancy` fills (see ``Vacancy``), left by a group of call order
+    /// `order`: the node's lists stay sorted by order, vacant places included.
+    init(vacancy: MemberGroup, order: UInt64) {
+        typed = Self.address(of: vacancy)
+        type = ObjectIdentifier(Swift.type(of: vacancy.members))
+        self.order = order
+    }
+
     @usableFromInline
     static func address(of group: MemberGroup) -> UnsafeRawPointer {
         UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(group.members))).unsafelyUnwrapped
     }
 
     /// Whether the entry still describes `group` (debug builds check it in every loop that reads
-    /// both).
+    /// both). A vacancy's entry keeps the order of the group that left (the vacancy's own is 0).
     @usableFromInline
     func describes(_ group: MemberGroup) -> Bool {
         typed == Self.address(of: group) && type == ObjectIdentifier(Swift.type(of: group.members))
-            && order == group.order
+            && (order == group.order || Vacancy.isVacant(type))
     }
+
+    /// Whether the entry is that of a vacant place (see ``Vacancy``).
+    var isVacant: Bool { Vacancy.isVacant(type) }
 }

@@ -43,6 +43,9 @@ final class SelectionEngine {
     /// selector that adds or removes consumers) finds its nodes' marks through the nodes.
     private var nodeListChanges: UInt64 = 0
     private var nodeByKey: [GroupKey: SelectionNode] = [:]
+    /// What a node puts in the place of a group that left it (see ``Vacancy``): made the first
+    /// time a node needs one.
+    private var vacancy: MemberGroup?
     private var nextOrder: UInt64 = 0
     /// The pass being evaluated: the indices, in the pass's copy of `nodes`, of the nodes that
     /// fired when more than one did (indices, not references: filling the list retains nothing).
@@ -164,7 +167,7 @@ final class SelectionEngine {
     deinit {
         // Nodes and groups refer to each other; break the cycles.
         for node in nodes {
-            for group in node.groups {
+            for group in node.groups where group !== vacancy {
                 group.node = nil
                 group.members.useRows(nil, order: 0)
             }
@@ -431,7 +434,12 @@ final class SelectionEngine {
             leftDuringPass.append(group)
         }
         group.node = nil
-        node.detach(group)
+        node.detach(group) {
+            if let vacancy { return vacancy }
+            let made = Vacancy.make()
+            vacancy = made
+            return made
+        }
         guard node.groups.isEmpty else {
             noteOnlyGroup(of: node)
             return
@@ -605,7 +613,7 @@ final class SelectionEngine {
                 if node.index >= 0 {
                     marks[node.index].firedPass = pass
                 }
-                for group in node.groups {
+                for group in node.groups where group !== vacancy {
                     // Held by the node's list, and past it by ``SortKey/group``'s rule.
                     appendSortKey(for: Unmanaged.passUnretained(group))
                 }
@@ -631,7 +639,7 @@ final class SelectionEngine {
                             defer { assert(node.changes == changes, "a node's groups changed while a pass read them") }
                         #endif
                         node.groups.withUnsafeBufferPointer { groups in
-                            for index in groups.indices {
+                            for index in groups.indices where groups[index] !== vacancy {
                                 appendSortKey(for: Unmanaged.passUnretained(groups[index]))
                             }
                         }
@@ -709,7 +717,21 @@ final class SelectionEngine {
     /// it).
     func runOrder(at index: Int) -> UInt64 {
         guard eachGroupIsARun else { return runs[index].order }
-        return firedGroup(at: index)._withUnsafeGuaranteedRef { $0.orderInPass(passNumber, of: ObjectIdentifier(self)) }
+        guard firedSoleGroup == nil else {
+            return firedGroup(at: index)._withUnsafeGuaranteedRef {
+                $0.orderInPass(passNumber, of: ObjectIdentifier(self))
+            }
+        }
+        // The entry has the order the group had as the pass began, which is its order in the
+        // pass; a vacant place's, the order of the group that left it (the vacancy's own is 0).
+        assert(isFiredListInStep, "the fired groups' buffer out of step with their list")
+        assert(
+            firedEntriesBuffer[index].isVacant
+                || firedGroup(at: index)._withUnsafeGuaranteedRef {
+                    $0.orderInPass(passNumber, of: ObjectIdentifier(self))
+                } == firedEntriesBuffer[index].order,
+            "a fired entry's order out of step with its group's order in the pass")
+        return firedEntriesBuffer[index].order
     }
 
     /// Fired group `index` of a pass that fired one node, unretained: `firedGroups` or the rule of
@@ -874,7 +896,13 @@ final class SelectionEngine {
             assert(
                 firedRowsUnretained?.toOpaque() == firedRows.map { Unmanaged.passUnretained($0).toOpaque() },
                 "the fired rows' unretained copy out of step with the rows")
-            Unmanaged.passUnretained(groups[0])._withUnsafeGuaranteedRef { first in
+            // The loop comes from a group, not a vacancy (a node with vacancies has two groups or
+            // more, see ``SelectionNode/groups``); vacancies before it cost a read of their entry.
+            var firstGroup = 0
+            while entries[firstGroup].isVacant {
+                firstGroup += 1
+            }
+            Unmanaged.passUnretained(groups[firstGroup])._withUnsafeGuaranteedRef { first in
                 // Unretained: `firedRows` holds them until `endPass()`.
                 guard let rows = firedRowsUnretained,
                     rows._withUnsafeGuaranteedRef({ $0.version == firedRowsVersion })

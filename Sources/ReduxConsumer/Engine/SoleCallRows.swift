@@ -4,8 +4,9 @@
 /// With a page per request watching one global field, the node has a group per page, each in an
 /// object of its own on the heap: reading each group to call its member cost a cache miss per
 /// page. The node keeps this list beside its groups instead, index for index, and a pass reads it
-/// alone. The list is kept in step as things change, at O(log n) per change: a group attached or
-/// detached inserts or removes its row, and a group whose row may change (a member added or
+/// alone. The list is kept in step as things change, at O(log n) per change (amortised): a group
+/// attached or detached inserts or removes its row (or, where a ``Vacancy`` takes or gives back
+/// its place, empties or fills it), and a group whose row may change (a member added or
 /// removed, the group silenced, resumed or catching up) rewrites its own. A pass calls from its
 /// own copy of the list, and any change made during the pass (by a callback) sends the rest of
 /// that pass back to the groups themselves; the copy, and the callbacks only it still holds, goes
@@ -40,6 +41,17 @@ class SoleCallRows {
 
     /// The group at `index` of the node's groups was detached; `groups` are those left.
     func didDetach(at index: Int, leaving groups: [MemberGroup]) {}
+
+    /// The group at `index` of the node's groups was detached, and a vacancy took its place (see
+    /// ``Vacancy``).
+    func didVacate(_ index: Int) {}
+
+    /// `group` took back the vacant place at `index` of the node's groups.
+    func didFill(_ index: Int, with group: MemberGroup) {}
+
+    /// The node is about to drop the places at the indices `dropped` tells (its vacancies and a
+    /// group that left), leaving `live` groups.
+    func willDrop(where dropped: (Int) -> Bool, leaving live: Int) {}
 }
 
 /// ``SoleCallRows`` for a node whose groups are `TypedGroup<State, Value>`s (one key path of one
@@ -116,6 +128,36 @@ final class TypedSoleCallRows<State: Sendable, Value: Sendable>: SoleCallRows {
         } else {
             rows.remove(at: index)
         }
+    }
+
+    override func didVacate(_ index: Int) {
+        version &+= 1
+        guard isActive else { return }
+        // No member: a pass asks the place's group, the vacancy, which calls no one.
+        rows[index] = Row(entry: .init(identifier: 0, element: nil), tag: 0, order: rows[index].order)
+    }
+
+    override func didFill(_ index: Int, with group: MemberGroup) {
+        version &+= 1
+        guard isActive else { return }
+        rows[index] = row(for: group)
+    }
+
+    override func willDrop(where dropped: (Int) -> Bool, leaving live: Int) {
+        version &+= 1
+        guard isActive else { return }
+        if live < 2 {
+            isActive = false
+            rows = []
+            return
+        }
+        var kept = 0
+        for index in rows.indices where !dropped(index) {
+            // Rows hold callbacks: swapped, so that the dropped ones go with the list's tail.
+            rows.swapAt(kept, index)
+            kept += 1
+        }
+        rows.removeLast(rows.count - kept)
     }
 
     /// Rewrites the row of `typed`, whose group's order is `order`, after a change to the group.
