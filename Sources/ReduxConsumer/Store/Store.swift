@@ -81,7 +81,7 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         publishing: StatePublishing
     ) {
         self.reducer = reducer
-        let core = DrainBound(StoreCore(state: initialState, middleware: middleware), drain: drain)
+        let core = DrainBound(StoreCore(state: initialState), drain: drain)
         self.core = core
         // The cells live as long as the store, and the drain publishes only during its jobs.
         let shared = StoreShared(
@@ -93,8 +93,11 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         // with no lock held (guarantee 4).
         drain.setPublisher(shared)
         if !middleware.isEmpty {
-            let chain = makeChain(middleware)
-            core.setUp { $0.chain = chain }
+            let (chain, end) = makeChain(middleware)
+            core.setUp { core in
+                core.chain = chain
+                core.chainEnd = end
+            }
         }
         if !effects.isEmpty {
             core.setUp { core in
@@ -307,14 +310,24 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
 
     /// Adds a middleware after creation; it becomes the innermost one (closest to the reducer).
     ///
-    /// Takes effect from the next action on.
+    /// Takes effect from the next action on. Only `middleware` is built (its factory called once,
+    /// as every middleware's is): the middleware already there keep their closures, and what they
+    /// keep in them.
     ///
     /// - Parameter middleware: The middleware to add.
+    /// - Complexity: O(1) in the number of middleware the store has.
     public func addMiddleware(_ middleware: @escaping Middleware<State>) {
         perform(.dispatch) { store in
             let core = store.core.value
-            core.middleware.append(middleware)
-            core.chain = store.makeChain(core.middleware)
+            let end = store.makeChainEnd()
+            let added = store.build(middleware, next: store.nextFunction(running: { end.run($0) }))
+            // The old end leads to the new middleware, whose `next` leads to the new end.
+            if let oldEnd = core.chainEnd {
+                oldEnd.lead(to: added)
+            } else {
+                core.chain = added
+            }
+            core.chainEnd = end
         }
     }
 
@@ -323,15 +336,33 @@ public final class Store<State: Sendable>: Sendable, CustomStringConvertible {
         drain.submit(kind, generation: ThreadContext.current.generation) { [self] in body(self) }
     }
 
-    /// The middleware chain: each middleware's `next` is a ``nextFunction(running:)`` of the rest
-    /// of the chain, which ends in ``reduceInChain(_:)``.
-    private func makeChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
+    /// The middleware chain, and its end: each middleware's `next` is a ``nextFunction(running:)``
+    /// of the rest of the chain; the innermost one's leads through the end (a ``ChainEnd``, which
+    /// ``addMiddleware(_:)`` re-points) to ``reduceInChain(_:)``. Calls each factory once.
+    private func makeChain(_ middleware: [Middleware<State>]) -> (chain: DispatchFunction, end: ChainEnd) {
+        let end = makeChainEnd()
+        let innermost = nextFunction(running: { end.run($0) })
+        var next = innermost
+        var chain: DispatchFunction = innermost
+        for (index, middleware) in middleware.enumerated().reversed() {
+            chain = build(middleware, next: next)
+            if index > 0 {
+                next = nextFunction(running: chain)
+            }
+        }
+        return (chain, end)
+    }
+
+    /// A chain end that leads to ``reduceInChain(_:)``.
+    private func makeChainEnd() -> ChainEnd {
+        ChainEnd(leadingTo: { [weak self] action in self?.reduceInChain(action) }, drain: drain)
+    }
+
+    /// Calls `middleware`'s factory with the store's `dispatch` and `getState`, then with `next`.
+    private func build(_ middleware: Middleware<State>, next: @escaping DispatchFunction) -> DispatchFunction {
         let dispatch: DispatchFunction = { [weak self] action in self?.dispatch(action) }
         let getState: GetState<State> = { [weak self] in self?.state }
-        let last: DispatchFunction = { [weak self] action in self?.reduceInChain(action) }
-        return middleware.reversed().reduce(last) { inner, middleware in
-            middleware(dispatch, getState)(nextFunction(running: inner))
-        }
+        return middleware(dispatch, getState)(next)
     }
 
     /// The `next` a middleware is given: runs `inner` (the rest of the chain) at once when called

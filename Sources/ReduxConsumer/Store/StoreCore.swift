@@ -18,8 +18,10 @@ final class StoreCore<State: Sendable> {
     /// those reads overlap the pass's access. Allocated in `init`, freed in `deinit`, and only
     /// touched by the drain's current thread (the core is reached through a ``DrainBound``).
     let state: UnsafeMutablePointer<State>
-    var middleware: [Middleware<State>]
+    /// The middleware chain, outermost middleware first; `nil` without middleware.
     @exclusivity(unchecked) var chain: DispatchFunction?
+    /// Where the innermost middleware's `next` leads (see ``ChainEnd``); `nil` without middleware.
+    var chainEnd: ChainEnd?
     /// Closure subscribers (each a `Subscriber<State>`) in call order: their order numbers come
     /// from the same counter as consumers', so the two interleave by subscription.
     @exclusivity(unchecked) var closures = SlotList<Unmanaged<AnyObject>>()
@@ -63,10 +65,9 @@ final class StoreCore<State: Sendable> {
     // ``withEngine(_:)``).
     @exclusivity(unchecked) private var unretainedEngine: Unmanaged<SelectionEngine>?
 
-    init(state: State, middleware: [Middleware<State>]) {
+    init(state: State) {
         self.state = .allocate(capacity: 1)
         self.state.initialize(to: state)
-        self.middleware = middleware
     }
 
     deinit {
