@@ -222,7 +222,7 @@ extension TestStore {
             global.remove(at: own)
         }
         globalActions += global
-        dueFirings = []
+        dueFirings.removeAll()
         lastStep = step
     }
 }

@@ -140,16 +140,15 @@ extension TestStore {
     ) {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let expectation = "\(rendered(old)) → \(rendered(new))"
-        let isSameProbe = { (due: DueFiring) in due.firing.probeID == probe.id }
         let hasValues = { (due: DueFiring) in
             due.firing.old as? Value == old && due.firing.new as? Value == new
         }
         let index =
             exhaustivity == .on
-            ? dueFirings.firstIndex(where: isSameProbe)
-            : dueFirings.firstIndex { isSameProbe($0) && hasValues($0) }
+            ? dueFirings.firstPosition(ofProbe: probe.id)
+            : dueFirings.firstPosition(ofProbe: probe.id, where: hasValues)
         guard let index else {
-            let fired = dueFirings.filter(isSameProbe).map {
+            let fired = dueFirings.firings(ofProbe: probe.id).map {
                 "\(rendered($0.firing.old)) → \(rendered($0.firing.new))"
             }
             let outcome = fired.isEmpty ? "it did not fire" : "it fired " + fired.joined(separator: ", ")

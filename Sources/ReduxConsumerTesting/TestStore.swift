@@ -137,7 +137,7 @@ public final class TestStore<State: Equatable & Sendable> {
     /// Actions that reached the global store and not yet asserted, oldest first.
     var globalActions = ReceivedQueue<any Action>()
     /// Probed consumer firings not yet asserted: those of the last step, and `.instantly` calls.
-    var dueFirings: [DueFiring] = []
+    var dueFirings = DueFirings()
     /// The last step, as failure messages name it: `send(increment)`.
     var lastStep = "init"
     var probeNames: [Int: String] = [:]

@@ -74,7 +74,7 @@ extension TestStore {
         check(updateExpectedState, actual: actual, after: step, because: closing, at: site)
         expected = actual
         lastStep = step
-        dueFirings = firings.map { DueFiring(firing: $0, cause: step) }
+        dueFirings = DueFirings(firings.map { DueFiring(firing: $0, cause: step) })
     }
 
     /// What `finish()` does once events are complete (and, for the async one, effects waited for).

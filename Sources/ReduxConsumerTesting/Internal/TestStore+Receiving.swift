@@ -109,7 +109,7 @@ extension TestStore {
             reportWrongAction(reception, received: rendered(action: event.action))
         }
         expected = event.state
-        dueFirings = event.firings.map { DueFiring(firing: $0, cause: step) }
+        dueFirings = DueFirings(event.firings.map { DueFiring(firing: $0, cause: step) })
         lastStep = step
     }
 
