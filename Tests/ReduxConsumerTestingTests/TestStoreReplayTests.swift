@@ -95,6 +95,36 @@ struct TestStoreReplayTests {
         store.finish()
     }
 
+    /// A snapshot that disagrees with the hash on its action's line is a damaged recording, not a
+    /// divergence of the reducer: the test fails with the reader's error, before that action.
+    @Test func aSnapshotThatDisagreesWithItsHashFailsAsADamagedLine() throws {
+        let buffer = RecordingBuffer()
+        let recorder = try SessionRecorder<CounterState>(
+            to: .memory(buffer), codecs: codecs, hash: .structural, snapshotInterval: 1)
+        let live = Store(initialState: CounterState(), reducer: counterReducer, middleware: [recorder.middleware])
+        live.dispatch(CounterAction.increment)
+        live.dispatch(CounterAction.set(5))
+        try recorder.close()
+        let original = #"{"snapshot":2,"state":{"counter":5,"works":[]}}"#
+        #expect(buffer.text.contains(original))
+        let edited = buffer.text.split(separator: "\n").map {
+            $0 == original ? #"{"snapshot":2,"state":{"counter":6,"works":[]}}"# : $0
+        }
+        let reader = try RecordingReader<CounterState>(
+            bytes: Array((edited.joined(separator: "\n") + "\n").utf8), codecs: codecs)
+        let store = TestStore(initialState: reader.initialState, reducer: counterReducer)
+        withKnownIssue {
+            store.replay(reader)
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.hasPrefix("recording:5: error: corrupted line: action 2 records the state hash ")
+                && text.contains(", but the snapshot after it (line 6) hashes to ")
+                && text.hasSuffix(": one of the two lines is damaged")
+        }
+        #expect(store.state.counter == 1, "action 2 is not applied")
+        store.finish()
+    }
+
     @Test func replaysOnlyUpToTheRequestedAction() throws {
         let reader = try recording([.increment, .increment, .set(9)])
         let store = TestStore(initialState: reader.initialState, reducer: buggyReducer)

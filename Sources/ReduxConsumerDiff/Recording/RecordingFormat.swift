@@ -14,7 +14,8 @@
 ///   ``RecordingHeader/snapshotInterval`` actions.
 /// - Action lines are numbered from 1 without gaps; `type` is the name from ``ActionCodecs`` and
 ///   `hash` (16 hexadecimal digits) the ``StateHash`` of the state after the action: on every
-///   action line when the header names a hash, on none otherwise.
+///   action line when the header names a hash, on none otherwise. A snapshot after an action
+///   must hash to that action's hash: a reader refuses the action when they disagree.
 /// - A `skipped` line stands for an action of a type with no codec, recorded with
 ///   ``SessionRecorder/UnregisteredActions/skip``; it keeps the numbering and the hash.
 /// - The `end` line, written by ``SessionRecorder/close()``, holds the number of actions, and an

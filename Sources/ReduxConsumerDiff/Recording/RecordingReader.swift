@@ -30,7 +30,9 @@ import ReduxConsumer
 /// ``verify(_:after:)`` checks a replayed state against a step: the recorded hash, with the
 /// ``StateHash`` the recording names (``StateHash/structural`` is found on its own when `State` is
 /// `Codable`), or the snapshot when there is no hash. ``replay(into:through:)``,
-/// ``ReplayCursor`` and `TestStore.replay` verify every step.
+/// ``ReplayCursor`` and `TestStore.replay` verify every step. A snapshot is also checked against
+/// the hash on its action's line as it is read: when they disagree the recording is damaged, and
+/// ``next()`` throws at that action instead of delivering it.
 ///
 /// A reader is used by one thread at a time and is not `Sendable`.
 public final class RecordingReader<State: Sendable> {
@@ -166,7 +168,16 @@ public final class RecordingReader<State: Sendable> {
             decodeState: Self.stateDecoder()
         )
         header = try parser.readHeader()
-        self.hash = try Self.verifyingHash(for: header, given: hash, source: source)
+        let verifyingHash = try Self.verifyingHash(for: header, given: hash, source: source)
+        self.hash = verifyingHash
+        if let verifyingHash {
+            // The reader's scratch, not the reader: the parser must not keep its reader alive.
+            let scratch = hashScratch
+            parser.hashSnapshot = { state in
+                guard let state = state as? State else { return nil }
+                return try verifyingHash.compute(state, scratch)
+            }
+        }
         guard let state = try parser.readInitialState() as? State ?? initialState else {
             throw parser.failureBeforeFirstAction() ?? ReplayError(.noInitialState, line: 2, source: source)
         }
@@ -178,9 +189,10 @@ public final class RecordingReader<State: Sendable> {
     ///
     /// - Returns: The next step, or `nil` after the recording's `end` line.
     /// - Throws: ``ReplayError`` at the first line that is not a valid part of the recording, at a
-    ///   skipped action (with ``SkippedActions/stop``), at the `end` line of a recorder that
-    ///   failed, or when the recording ends without its `end` line; every later call throws the
-    ///   same error.
+    ///   skipped action (with ``SkippedActions/stop``), at an action whose recorded hash disagrees
+    ///   with the snapshot after it (``ReplayError/Kind/corruptedLine(reason:)`` on the action's
+    ///   line, the action not delivered), at the `end` line of a recorder that failed, or when the
+    ///   recording ends without its `end` line; every later call throws the same error.
     public func next() throws(ReplayError) -> RecordedStep<State>? {
         guard let parsed = try parser.next() else { return nil }
         let content: RecordedStep<State>.Content

@@ -21,7 +21,8 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
         /// The line is not JSON; `column` counts bytes from 1.
         case notJSON(column: Int, reason: String)
         /// The line is JSON but not a valid line of a recording (a missing or mistyped member,
-        /// actions out of order, content after the end).
+        /// actions out of order, content after the end), or an action line whose hash disagrees
+        /// with the snapshot after it (the action is then not delivered).
         case corruptedLine(reason: String)
         /// The recording ends early: a last line cut short, or no `end` line.
         case truncated(reason: String)

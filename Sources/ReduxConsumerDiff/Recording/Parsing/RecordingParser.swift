@@ -5,8 +5,9 @@ import ReduxConsumer
 ///
 /// It reads one line ahead after each action, to hand the action over together with the snapshot
 /// recorded right after it; an error met on that line is kept and thrown by the next call, so
-/// every action before a bad line is still delivered. The first error is final: every later call
-/// throws it again, so nothing after a bad line is delivered.
+/// every action before a bad line is still delivered; a snapshot that disagrees with its action's
+/// hash is the exception, thrown with the action, which is not delivered. The first error is
+/// final: every later call throws it again, so nothing after a bad line is delivered.
 final class RecordingParser {
     let source: String
     private(set) var lastIndex = 0
@@ -43,6 +44,10 @@ final class RecordingParser {
     /// the (large) error.
     @exclusivity(unchecked) private(set) var hasFailed = false
     var hasEnded = false
+    /// Hashes a decoded snapshot with the recording's hash function (`nil` for a snapshot of
+    /// another type), so that a snapshot can be checked against the hash on its action's line; set
+    /// by the reader, which knows the state type, when the recording has hashes.
+    var hashSnapshot: ((_ state: Any) throws -> UInt64?)?
     /// The codec of the last action read: consecutive actions are often of one type.
     var lastCodec: ActionCodecs.Codec?
     /// The actions decoded from recent payloads, reused for identical payloads.
@@ -143,14 +148,26 @@ final class RecordingParser {
                 if case .skipped(let actionType) = content, stopsAtSkippedActions {
                     throw error(.skippedAction(index: index, actionType: actionType), line: lineNumber)
                 }
+                let previousIndex = lastIndex
                 lastIndex = index
                 hasSnapshot = false
+                let snapshot = snapshotFollowing(index)
+                if let snapshot, let hash {
+                    do {
+                        try checkSnapshot(snapshot, after: index, against: hash, actionLine: lineNumber)
+                    } catch {
+                        // The step is refused whole: a replay that stops here applied the actions
+                        // before it, not this one.
+                        lastIndex = previousIndex
+                        throw error
+                    }
+                }
                 return ParsedStep(
                     index: index,
                     line: lineNumber,
                     content: consume content,
                     hash: hash,
-                    snapshot: snapshotFollowing(index)
+                    snapshot: snapshot
                 )
             case .snapshot(let index, _):
                 // Snapshots are read with the action before them (or as the initial state): one
@@ -183,6 +200,34 @@ final class RecordingParser {
                 return nil
             }
         }
+    }
+
+    /// Checks that `snapshot`, just read after action `index`, hashes to `recordedHash`, the hash on
+    /// the action's line: both describe the state after the action, so a recording in which they
+    /// differ is damaged, and which of the two lines is wrong cannot be told.
+    private func checkSnapshot(
+        _ snapshot: ParsedStep.Snapshot,
+        after index: Int,
+        against recordedHash: UInt64,
+        actionLine: Int
+    ) throws(ReplayError) {
+        guard let hashSnapshot else { return }
+        let snapshotLine = lines.lineNumber
+        let snapshotHash: UInt64?
+        do {
+            snapshotHash = try hashSnapshot(snapshot.state)
+        } catch {
+            throw self.error(
+                .undecodableState(reason: "the snapshot on line \(snapshotLine) cannot be hashed: \(describe(error))"),
+                line: actionLine)
+        }
+        guard let snapshotHash, snapshotHash != recordedHash else { return }
+        throw self.error(
+            .corruptedLine(
+                reason: "action \(index) records the state hash \(hexadecimal(recordedHash)), but the snapshot "
+                    + "after it (line \(snapshotLine)) hashes to \(hexadecimal(snapshotHash)): "
+                    + "one of the two lines is damaged"),
+            line: actionLine)
     }
 
     // MARK: Positions
