@@ -65,10 +65,12 @@ final class Drain: @unchecked Sendable {
     // job, so accesses cannot overlap; the ThreadSanitizer run of the suite checks it.
     /// Jobs submitted by the owner's own jobs, run right after the current one.
     @exclusivity(unchecked) private var local: [(job: DrainJob, generation: Int)] = []
-    /// Where ``afterCurrentJob(generation:_:)`` puts its next job in `local`: right after the job
-    /// in progress and the jobs it put there before, ahead of the jobs the job in progress
-    /// submitted. `@exclusivity(unchecked)` as `local`, which it indexes.
-    @exclusivity(unchecked) private var afterCurrentJobIndex = 0
+    /// The jobs ``afterCurrentJob(generation:_:)`` was given during the job in progress, in
+    /// order: they run right after it, ahead of the jobs it submitted to `local` (see
+    /// ``runLocalJobs(_:)``). Kept apart from `local`, not inserted into it: an insertion moved
+    /// every job queued behind it, so a callback that dispatched k actions, then unsubscribed n
+    /// consumers, paid n·k moves. `@exclusivity(unchecked)` as `local`.
+    @exclusivity(unchecked) private var afterCurrent: [(job: DrainJob, generation: Int)] = []
     /// Jobs submitted (to any drain) while this drain's reducer runs on its owner's thread, run
     /// once the reducer has returned.
     @exclusivity(unchecked) private var deferred: [(target: Drain, job: DrainJob, kind: Kind, generation: Int)] = []
@@ -293,9 +295,7 @@ final class Drain: @unchecked Sendable {
     /// drain, for work that must wait until the job's user code (a pass's callbacks) is over.
     func afterCurrentJob(generation: Int, _ job: @escaping DrainJob) {
         assertOwned(by: .current)
-        assert(afterCurrentJobIndex <= local.count, "a drain's next job index out of step with its jobs")
-        local.insert((job, generation), at: afterCurrentJobIndex)
-        afterCurrentJobIndex += 1
+        afterCurrent.append((job, generation))
     }
 
     /// Queues `job` behind the jobs queued so far, without waiting; call from a job of this drain,
@@ -739,7 +739,7 @@ final class Drain: @unchecked Sendable {
         context.enter(self)
         let outer = context.generation
         context.generation = generation
-        assert(local.isEmpty && afterCurrentJobIndex == 0, "a drain's first job found jobs left behind")
+        assert(local.isEmpty && afterCurrent.isEmpty, "a drain's first job found jobs left behind")
         job()
         runLocalJobs(context)
         drainQueue(ownTicket: nil, context: context)
@@ -755,7 +755,7 @@ final class Drain: @unchecked Sendable {
             if needsPublishing {
                 needsPublishing = false
                 publishesInStep = publishesWithoutRelease()
-                if !local.isEmpty {
+                if !local.isEmpty || !afterCurrent.isEmpty {
                     // A `deinit` the release ran dispatched (or reduced through a middleware's
                     // `next`): its work runs now, as part of this job, not with the next job.
                     runLocalJobs(context)
@@ -781,7 +781,7 @@ final class Drain: @unchecked Sendable {
             case .run(let job, let generation, let wakesWaiters):
                 if wakesWaiters { machine.broadcast() }
                 context.generation = generation
-                assert(local.isEmpty && afterCurrentJobIndex == 0, "a queued job found jobs left behind")
+                assert(local.isEmpty && afterCurrent.isEmpty, "a queued job found jobs left behind")
                 job()
                 runLocalJobs(context)
                 finishedJob = true
@@ -815,21 +815,33 @@ final class Drain: @unchecked Sendable {
         context.leave(self)
     }
 
+    /// Runs the jobs the job just run left: each job's ``afterCurrentJob(generation:_:)`` jobs
+    /// right after it, in order (and theirs right after each of them), then the next job of
+    /// `local`, which may grow while its jobs run (a dispatch from a callback of a queued dispatch).
     private func runLocalJobs(_ context: ThreadContext) {
-        guard !local.isEmpty else { return }
+        guard !local.isEmpty || !afterCurrent.isEmpty else { return }
         var index = 0
-        // `local` may grow while its jobs run (a dispatch from a callback of a queued dispatch).
-        while index < local.count {
-            let (job, generation) = local[index]
-            index += 1
-            // Work that must follow this job comes right after it.
-            afterCurrentJobIndex = index
-            context.generation = generation
-            job()
+        // The jobs that must run before `local[index...]`, the next one last: a job's own
+        // after-jobs go on top, ahead of those of the jobs before it.
+        var ahead: [(job: DrainJob, generation: Int)] = []
+        while true {
+            if !afterCurrent.isEmpty {
+                ahead.append(contentsOf: afterCurrent.reversed())
+                afterCurrent.removeAll(keepingCapacity: afterCurrent.count <= 64)
+            }
+            let next: (job: DrainJob, generation: Int)
+            if let first = ahead.popLast() {
+                next = first
+            } else if index < local.count {
+                next = local[index]
+                index += 1
+            } else {
+                break
+            }
+            context.generation = next.generation
+            next.job()
         }
         local.removeAll(keepingCapacity: local.count <= 64)
-        // The next job is a queued one (or another thread's), with no local job before it.
-        afterCurrentJobIndex = 0
     }
 
     /// Blocks until the job with `ticket` has run, running the queue if the drain is handed over.
