@@ -8,7 +8,7 @@ extension StateConsumer {
             control.lastMemberID += 1
             control.live.insert((), identifier: control.lastMemberID)
             if let owner {
-                control.owners[control.lastMemberID] = owner
+                control.addOwnedMember(control.lastMemberID, owner: owner)
             }
             if isIsolated {
                 control.hasIsolatedMembers = true

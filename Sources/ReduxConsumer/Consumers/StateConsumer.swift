@@ -74,7 +74,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
     /// count, see ``add(_:owner:options:_:)-(KeyPath<State,Value>Sendable,_,_,_)``).
     public var count: Int {
         control.withLock { control in
-            control.live.count - control.owners.values.reduce(0) { $0 + ($1.isOwnerGone ? 1 : 0) }
+            control.live.count - control.ownedMembersOfGoneOwners
         }
     }
 
@@ -148,7 +148,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
         var dropsOnActors = false
         removeMembers { control in
             control.live.clear()
-            control.owners.removeAll()
+            control.removeAllOwnedMembers()
             last = control.lastMemberID
             dropsOnActors = control.hasIsolatedMembers
             return .everyMember(through: last)
@@ -164,7 +164,7 @@ public final class StateConsumer<State: Sendable>: Sendable {
         removeMembers { control in
             dropsOnActors = control.hasIsolatedMembers
             if !control.owners.isEmpty {
-                control.owners.removeValue(forKey: id)
+                control.removeOwnedMember(id)
             }
             // An add that has not run yet finds its member gone when it runs, and admits nothing;
             // the registration is asked all the same (it finds nothing then). A member gone
@@ -288,8 +288,15 @@ struct ConsumerControl {
     /// Members added and not removed, queued ones included. Identifiers are handed out in
     /// increasing order, so a slot list keeps them with appends and binary searches, no hashing.
     var live = SlotList<Void>()
-    /// Members added with an owner, to leave their dead owners out of ``StateConsumer/count``.
-    var owners: [UInt64: any OwnerTracking] = [:]
+    /// Members added with an owner, each with the tally of its owner's members, to leave the
+    /// members of dead owners out of ``StateConsumer/count``.
+    var owners: [UInt64: OwnerTally] = [:]
+    /// The tallies with members, by their own identity: ``StateConsumer/count`` asks one link
+    /// per owner whether its owner is gone, not one per member (many members share an owner).
+    var tallies: [ObjectIdentifier: OwnerTally] = [:]
+    /// The tally of each owner that members were added with, by the owner's identity; a gone
+    /// owner's identity may be taken by a new object, which then gets a tally of its own.
+    var talliesByOwner: [ObjectIdentifier: OwnerTally] = [:]
     /// Whether a member on an actor was ever added: only then may a removal find calls of its
     /// members waiting at the actors' gate.
     var hasIsolatedMembers = false
@@ -360,5 +367,59 @@ final class Garbage: @unchecked Sendable {
 
     func keep(_ removed: any Sendable) {
         self.removed.append(removed)
+    }
+}
+
+/// The members a consumer has with one owner, and a link to that owner (all of them see it go at
+/// once).
+final class OwnerTally {
+    let link: any OwnerTracking
+    var members = 0
+
+    init(_ link: any OwnerTracking) {
+        self.link = link
+    }
+}
+
+extension ConsumerControl {
+    /// Counts member `id`, added with `owner`, in its owner's tally.
+    mutating func addOwnedMember(_ id: UInt64, owner: any OwnerTracking) {
+        let key = owner.ownerIdentifier
+        let tally: OwnerTally
+        if let existing = talliesByOwner[key], !existing.link.isOwnerGone {
+            // Alive, so the very object `owner` names: no two live objects share an identity.
+            tally = existing
+        } else {
+            // None yet, or the identity of a gone owner, now another object's.
+            tally = OwnerTally(owner)
+            talliesByOwner[key] = tally
+            tallies[ObjectIdentifier(tally)] = tally
+        }
+        tally.members += 1
+        owners[id] = tally
+    }
+
+    /// Forgets member `id` (if it was added with an owner).
+    mutating func removeOwnedMember(_ id: UInt64) {
+        guard let tally = owners.removeValue(forKey: id) else { return }
+        tally.members -= 1
+        guard tally.members == 0 else { return }
+        tallies.removeValue(forKey: ObjectIdentifier(tally))
+        let key = tally.link.ownerIdentifier
+        if talliesByOwner[key] === tally {
+            talliesByOwner.removeValue(forKey: key)
+        }
+    }
+
+    /// Forgets every member added with an owner.
+    mutating func removeAllOwnedMembers() {
+        owners.removeAll()
+        tallies.removeAll()
+        talliesByOwner.removeAll()
+    }
+
+    /// How many members have an owner that is gone: one look per owner.
+    var ownedMembersOfGoneOwners: Int {
+        tallies.values.reduce(0) { $0 + ($1.link.isOwnerGone ? $1.members : 0) }
     }
 }

@@ -8,12 +8,16 @@
 @usableFromInline
 final class OwnerLink<Owner: AnyObject & Sendable>: OwnerTracking, Sendable {
     @usableFromInline weak let owner: Owner?
+    /// The owner's identity when the member was added (another object may take it once the owner
+    /// is gone).
+    @usableFromInline let ownerIdentifier: ObjectIdentifier
     /// The member's token, which holds its consumer weakly.
     private let token = Lock<ConsumerToken?>(nil)
 
     @usableFromInline
     init(_ owner: Owner) {
         self.owner = owner
+        ownerIdentifier = ObjectIdentifier(owner)
     }
 
     /// Names the member once it is known (the token is made after the callback).
@@ -56,6 +60,9 @@ final class OwnerLink<Owner: AnyObject & Sendable>: OwnerTracking, Sendable {
 /// A member's owner, seen by its consumer, whatever the owner's type.
 @usableFromInline
 protocol OwnerTracking: AnyObject, Sendable {
+    /// The owner's identity when the member was added.
+    var ownerIdentifier: ObjectIdentifier { get }
+    /// Whether the owner is gone.
     var isOwnerGone: Bool { get }
     func removeMember()
 }
