@@ -215,17 +215,26 @@ struct ReflectiveDiffer {
             differing.append((dumper.string(describing: newEntry.key), newEntry.key, nil, newEntry.value))
         }
         // Keys whose renderings are cut alike (long or deep ones) are ordered by their whole
-        // description, then by their values, rather than by the dictionary's hashing order.
-        let tieBreak = { (entry: (rendering: String, key: Any, old: Any?, new: Any?)) in
-            [
-                String(reflecting: entry.key), entry.old.map { String(reflecting: $0) } ?? "",
-                entry.new.map { String(reflecting: $0) } ?? "",
-            ]
+        // description, then by their values, rather than by the dictionary's hashing order. Those
+        // descriptions are made once per such entry, not at every comparison of the sort (which
+        // made them O(n log n) times, each as long as the key).
+        var entriesByRendering: [String: Int] = [:]
+        for entry in differing {
+            entriesByRendering[entry.rendering, default: 0] += 1
         }
-        return differing.sorted {
-            $0.rendering != $1.rendering
-                ? $0.rendering < $1.rendering : tieBreak($0).lexicographicallyPrecedes(tieBreak($1))
-        }.map { entry in
+        let ordered = differing.map { entry in
+            let tieBreak =
+                entriesByRendering[entry.rendering, default: 0] > 1
+                ? [
+                    String(reflecting: entry.key), entry.old.map { String(reflecting: $0) } ?? "",
+                    entry.new.map { String(reflecting: $0) } ?? "",
+                ] : []
+            return (entry: entry, tieBreak: tieBreak)
+        }
+        return ordered.sorted {
+            $0.entry.rendering != $1.entry.rendering
+                ? $0.entry.rendering < $1.entry.rendering : $0.tieBreak.lexicographicallyPrecedes($1.tieBreak)
+        }.map(\.entry).map { entry in
             let path = child(of: path, .key(entry.rendering))
             switch (entry.old, entry.new) {
             case (let old?, let new?):
