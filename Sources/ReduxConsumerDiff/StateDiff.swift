@@ -75,6 +75,9 @@ public struct StateDiff: Sendable, Hashable, Encodable {
     ///   ends cost a byte comparison (nothing when the storage is shared; one comparison per
     ///   chunk for a ``ChunkedCollection``). The d elements left in between are aligned in
     ///   O(d²) at worst, with a fixed budget after which they are compared index by index.
+    ///   Each `Equatable` value on the way to a difference is compared with its own `==`, which
+    ///   reads down to that difference again: a chain of n nested `Equatable` values (a recursive
+    ///   enum, a linked list) that differs at its far end costs O(n²) `==` steps.
     public init<Value>(from old: Value, to new: Value) {
         guard !IdenticalBytes.areIdentical(old, new) else {
             // The same bytes are the same value: an action that changed nothing costs this.
