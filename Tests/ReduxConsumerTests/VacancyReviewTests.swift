@@ -525,6 +525,41 @@ struct VacancyReviewTests {
         alone.tearDown()
     }
 
+    /// A selector that cancels consumers of a shared key path while the pass evaluates (leaving
+    /// vacancies, then dropping them, before the pass reads the node), alone or with a second node
+    /// firing: none of them is called, and the rest are, in order.
+    @Test(arguments: [false, true])
+    func aSelectorCancellingSharedConsumersDuringEvaluation(secondNodeFires: Bool) {
+        let store = Store(initialState: FleetState(), reducer: fleetReducer)
+        let seen = Recorder<String>()
+        let meddled = Box(false)
+        let subscriptions = Box<[Subscription]>([])
+        let watcher = StateConsumer<FleetState>()
+        let cancelled = [0, 2, 3, 5, 6, 7, 8]
+        watcher.add({ state -> Int in
+            if state.first == 1, !meddled.value {
+                meddled.value = true
+                for index in cancelled { subscriptions.value[index].cancel() }
+            }
+            return state.second
+        }) { old, new in seen.append("w \(old)→\(new)") }
+        let watching = store.subscribe(watcher)
+        let consumers = (0..<12).map { _ in StateConsumer<FleetState>() }
+        for index in consumers.indices {
+            consumers[index].add(\.first) { old, new in seen.append("\(index) \(old)→\(new)") }
+        }
+        subscriptions.value = consumers.map { store.subscribe($0) }
+        store.dispatch(secondNodeFires ? FleetAction.both(1) : FleetAction.first(1))
+        store.dispatch(FleetAction.first(2))
+        let left = consumers.indices.filter { !cancelled.contains($0) }
+        #expect(
+            seen.values
+                == (secondNodeFires ? ["w 0→1"] : []) + left.map { "\($0) 0→1" } + left.map { "\($0) 1→2" })
+        watching.cancel()
+        for subscription in subscriptions.value { subscription.cancel() }
+        for consumer in consumers + [watcher] { consumer.removeAll() }
+    }
+
     /// Randomized differential (the ``Fleet`` harness): many consumers on one key path, leaving
     /// oldest first in waves, removing and re-adding all their members (vacancies left and
     /// filled), with callbacks that toggle subscriptions and remove members mid-pass.
