@@ -262,7 +262,8 @@ struct VacancyReviewTests {
                 #expect(parts.count == 2 && parts[0] == last, "consumer \(index): \(calls)")
                 last = parts.last ?? -1
             }
-            #expect(last <= leftAt[index] ?? -1, "consumer \(index) heard \(last) after leaving at \(leftAt[index] ?? -1)")
+            #expect(
+                last <= leftAt[index] ?? -1, "consumer \(index) heard \(last) after leaving at \(leftAt[index] ?? -1)")
         }
         subscriptions.removeAll()
         for consumer in consumers { consumer.removeAll() }
@@ -365,7 +366,7 @@ struct VacancyReviewTests {
             ])
         }
         let subscriptions = consumers.map { store.subscribe($0) }
-        for index in [1, 3] { tokens[index].forEach { $0.cancel() } }  // vacancies
+        for index in [1, 3] { for token in tokens[index] { token.cancel() } }  // vacancies
         tokens[4][0].cancel()  // 4 now has a lone member: its row is refreshed by order
         tokens[2][1].cancel()
         store.dispatch(FleetAction.first(1))
@@ -447,7 +448,9 @@ struct VacancyReviewTests {
                     page.globalConsumer.add(\.first) { old, new in
                         record.lock.withLock { state in
                             if state.closed { state.violations.append("called after close: \(old)→\(new)") }
-                            if let last = state.last, last != old { state.violations.append("old \(old) after \(last)") }
+                            if let last = state.last, last != old {
+                                state.violations.append("old \(old) after \(last)")
+                            }
                             state.last = new
                         }
                     }
@@ -575,7 +578,8 @@ struct VacancyReviewTests {
             var plan = FleetPlan.random(label: nextLabel, consumers: consumerCount, using: &random)
             if let consumer {
                 plan = FleetPlan(
-                    label: plan.label, consumer: consumer, field: plan.field, options: plan.options, effect: plan.effect)
+                    label: plan.label, consumer: consumer, field: plan.field, options: plan.options, effect: plan.effect
+                )
             }
             nextLabel += 1
             labelsOf[plan.consumer, default: []].append(plan.label)
@@ -590,7 +594,8 @@ struct VacancyReviewTests {
                 addToBoth()
             case 1:
                 // A wave: the oldest third toggle, one by one, an action after each.
-                for consumer in (wave % 2 == 0 ? Array(0..<consumerCount / 3) : Array(consumerCount / 3..<consumerCount))
+                for consumer
+                    in (wave % 2 == 0 ? Array(0..<consumerCount / 3) : Array(consumerCount / 3..<consumerCount))
                 where random.next() % 2 == 0 {
                     shared.toggleSubscription(of: consumer)
                     alone.toggleSubscription(of: consumer)
@@ -710,11 +715,21 @@ final class Twin: @unchecked Sendable {
         guard effects < 400 else { return }
         let target = Int((code >> 8) % UInt64(consumers.count))
         switch code % 16 {
-        case 0, 1: effects += 1; toggle(target)
-        case 2, 3: effects += 1; replace(target)
-        case 4: effects += 1; replace(target, options: .instantly)
-        case 5: effects += 1; remove(label: Int((code >> 16) % UInt64(max(nextLabel, 1))))
-        case 6: effects += 1; add(to: target)
+        case 0, 1:
+            effects += 1
+            toggle(target)
+        case 2, 3:
+            effects += 1
+            replace(target)
+        case 4:
+            effects += 1
+            replace(target, options: .instantly)
+        case 5:
+            effects += 1
+            remove(label: Int((code >> 16) % UInt64(max(nextLabel, 1))))
+        case 6:
+            effects += 1
+            add(to: target)
         default: break
         }
     }

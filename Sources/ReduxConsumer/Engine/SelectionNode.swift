@@ -61,10 +61,9 @@ final class SelectionNode {
         let index: Int
         if let last = entries.last, last.order >= group.order {
             index = firstIndex(orderedAtOrAfter: group.order)
-            if index < entries.count, entries[index].order == group.order {
+            if index < entries.count, entries[index].order == group.order, entries[index].isVacant {
                 // Orders are distinct between consumers, and each consumer has one group on a
-                // node: a place with this order is the one the consumer's group left.
-                assert(entries[index].isVacant, "two groups of one consumer on one node")
+                // node: a vacant place with this order is the one the consumer's group left.
                 groups[index] = group
                 entries[index] = DeliveryEntry(group)
                 vacantCount -= 1
@@ -72,6 +71,7 @@ final class SelectionNode {
                 soleRows?.didFill(index, with: group)
                 return
             }
+            // A live group with the same order (which no caller makes) is kept beside this one.
             groups.insert(group, at: index)
             entries.insert(DeliveryEntry(group), at: index)
         } else {
