@@ -5,7 +5,9 @@ import ReduxConsumer
 ///
 /// The common prefix and suffix are matched first, in linear time. The middle is aligned with
 /// Myers' shortest edit script, O((n + m) · d) for d edits, which is abandoned once it has done
-/// `budget` units of work; the middle is then matched index by index, so large and very
+/// `budget` units of work beyond one walk of the middle (n + m units: the matching runs between
+/// a few edits in long sequences, such as an element removed at the front and one added at the
+/// end, are walked in full); the middle is then matched index by index, so large and very
 /// different sequences stay near linear. Runs of removals and insertions between two matches
 /// are paired up into ``Edit/changed(old:new:)`` edits, which the differ compares element by
 /// element.
@@ -64,7 +66,12 @@ enum SequenceAlignment {
 
     /// Myers' greedy forward algorithm, keeping each round's frontier for the backtrack.
     ///
-    /// - Returns: `nil` when the work exceeds `budget`.
+    /// Each step along a matching run counts as a unit of work, and so does each diagonal of
+    /// each round: the run between two edits far apart costs its length once, so the limit is
+    /// `budget` plus the middle's length (a fixed `budget` alone gave up on two edits in a
+    /// sequence of that length, and matched every element after them index by index).
+    ///
+    /// - Returns: `nil` when the work exceeds `budget` plus `old.count + new.count`.
     private static func shortestEditScript(
         old: Range<Int>,
         new: Range<Int>,
@@ -81,6 +88,7 @@ enum SequenceAlignment {
         var frontier = [Int](repeating: 0, count: 2 * maxEdits + 3)
         var trace: [[Int]] = []
         var work = 0
+        let limit = budget + maxEdits
         for edits in 0...maxEdits {
             trace.append(Array(frontier[(offset - edits - 1)...(offset + edits + 1)]))
             for diagonal in stride(from: -edits, through: edits, by: 2) {
@@ -107,7 +115,7 @@ enum SequenceAlignment {
                 if x >= oldCount, y >= newCount {
                     return backtrack(trace, old: old, new: new)
                 }
-                if work > budget {
+                if work > limit {
                     return nil
                 }
             }

@@ -74,7 +74,9 @@ public struct StateDiff: Sendable, Hashable, Encodable {
     /// - Complexity: Roughly linear in the size of the parts that differ. An array's unchanged
     ///   ends cost a byte comparison (nothing when the storage is shared; one comparison per
     ///   chunk for a ``ChunkedCollection``). The d elements left in between are aligned in
-    ///   O(d²) at worst, with a fixed budget after which they are compared index by index.
+    ///   O(d²) at worst, within a budget of a fixed amount plus their own length (so two edits
+    ///   far apart in a long array are found as two), after which they are compared index by
+    ///   index.
     ///   Each `Equatable` value on the way to a difference is compared with its own `==`, which
     ///   reads down to that difference again: a chain of n nested `Equatable` values (a recursive
     ///   enum, a linked list) that differs at its far end costs O(n²) `==` steps.

@@ -56,11 +56,35 @@ extension StateDiffTests {
 
     @Test
     func alignmentOverBudgetComparesIndexByIndex() {
-        let edits = Self.alignment([1, 2, 3, 4], [0, 1, 2, 3], budget: 1)
+        // Nothing in common: every round of the search is work beyond one walk of the middle.
+        let edits = Self.alignment([1, 2, 3, 4], [5, 6, 7, 8], budget: 1)
         #expect(
             edits == [
                 .changed(old: 0, new: 0), .changed(old: 1, new: 1), .changed(old: 2, new: 2), .changed(old: 3, new: 3),
             ])
         #expect(Self.alignment([1, 2, 3, 4], [0, 1, 2, 3]).count == 5)
+    }
+
+    /// The matching run between two edits is walked within the budget however long it is: an
+    /// element removed at the front and one added at the end of a long array are two edits, not
+    /// a change at every index (what a budget that counted the run gave beyond its size).
+    @Test(arguments: [1, 10, 1_000])
+    func twoEditsFarApartAreFoundAsTwoWhateverTheLength(budget: Int) {
+        let count = 20_000
+        let old = Array(0..<count)
+        let new = Array(1..<count) + [count]
+        let edits = Self.alignment(old, new, budget: budget)
+        #expect(edits.count == count + 1)
+        #expect(edits.first == .removed(old: 0))
+        #expect(edits.last == .inserted(new: count - 1))
+        #expect(edits.filter { if case .same = $0 { return false } else { return true } }.count == 2)
+    }
+
+    /// The same through `StateDiff`, with the default budget, on an array longer than it: one
+    /// removal and one insertion.
+    @Test func aLongArrayWithOneElementRemovedAtTheFrontAndOneAddedAtTheEndDiffsAsTwoChanges() {
+        let count = SequenceAlignment.defaultBudget + 50_000
+        let diff = StateDiff(from: Array(0..<count), to: Array(1..<count) + [count])
+        #expect(diff.changes.map(\.kind) == [.removed, .added])
     }
 }
