@@ -3,8 +3,9 @@ import ReduxConsumer
 /// L2: N consumers with one member each on the same key path (the service pattern: a page per
 /// request watching one global field), subscribed, then their subscriptions cancelled oldest first
 /// (requests end roughly in the order they came), for N/10 and N (N = `s6Cycles`): the cost per
-/// consumer at both sizes and its growth. Reported, not judged: a detach moves the groups
-/// attached after it in its node's lists, so this grows with N (see `Benchmarks/RESULTS.md`).
+/// consumer at both sizes and its growth. Reported, as L1 and L3: each leave costs O(1)
+/// amortised in the node's lists (a vacancy takes the consumer's place); what still grows from
+/// N/10 to N is the allocator's and the caches' part (see `Benchmarks/RESULTS.md`).
 func sharedKeyPathUnsubscribeOldestFirst(_ sizes: Sizes) -> Report {
     perItemGrowth(
         sizes,
