@@ -477,7 +477,7 @@ struct VacancyReviewTests {
     /// toggle subscriptions and replace members (vacancies left and filled inside passes, places
     /// dropped): key-path consumers hear exactly what closure-selector consumers hear, and the
     /// closure subscribers are called at the same points.
-    @Test(arguments: [5, 6, 7, 1_234, 8_675_309] as [UInt64])
+    @Test(arguments: [5, 1_234, 8_675_309] as [UInt64])
     func twinsWithClosuresAndReplacementsInsidePasses(seed: UInt64) {
         let count = 40
         let script: @Sendable (Int, Int) -> UInt64 = { label, new in
@@ -566,7 +566,7 @@ struct VacancyReviewTests {
     /// Randomized differential (the ``Fleet`` harness): many consumers on one key path, leaving
     /// oldest first in waves, removing and re-adding all their members (vacancies left and
     /// filled), with callbacks that toggle subscriptions and remove members mid-pass.
-    @Test(arguments: [1, 42, 777, 4242, 90_001] as [UInt64])
+    @Test(arguments: [1, 42, 90_001] as [UInt64])
     func wavesOfLeavingAndFillingHearWhatUnsharedConsumersHear(seed: UInt64) {
         let consumerCount = 64
         let shared = Fleet(usesKeyPaths: true, consumers: consumerCount)
@@ -588,7 +588,7 @@ struct VacancyReviewTests {
         }
         for _ in 0..<consumerCount * 2 { addToBoth() }
         var wave = 0
-        for _ in 0..<1_500 {
+        for _ in 0..<800 {
             switch random.next() % 12 {
             case 0:
                 addToBoth()

@@ -751,6 +751,12 @@ final class Drain: @unchecked Sendable {
     private func drainQueue(ownTicket: UInt64?, context: ThreadContext) {
         var finishedJob = false
         while true {
+            if !local.isEmpty || !afterCurrent.isEmpty {
+                // The release of the job just run (its closure, and what it captured, such as an
+                // action whose `deinit` dispatches or unsubscribes) submitted work: it runs now,
+                // as part of that job, not with the next one.
+                runLocalJobs(context)
+            }
             var publishesInStep = false
             if needsPublishing {
                 needsPublishing = false
@@ -834,6 +840,11 @@ final class Drain: @unchecked Sendable {
                 next = first
             } else if index < local.count {
                 next = local[index]
+                // Released as soon as it has run, while this loop still reads the lists: a
+                // `deinit` the release runs (of an action the job captured) may dispatch or
+                // unsubscribe, which submits work here; released with the list instead, that
+                // work would change the list while it is being emptied.
+                local[index].job = {}
                 index += 1
             } else {
                 break
@@ -841,6 +852,7 @@ final class Drain: @unchecked Sendable {
             context.generation = next.generation
             next.job()
         }
+        // Only jobs that ran and were replaced above: emptying the list releases nothing of theirs.
         local.removeAll(keepingCapacity: local.count <= 64)
     }
 
