@@ -11,20 +11,9 @@ import Testing
 #endif
 
 struct ReplayTests {
-    /// The recording every bad-input test starts from, one line per element:
-    ///
-    ///     1 header            4 action 2 (rename)   7 action 4 (set -3)
-    ///     2 snapshot 0        5 snapshot 2          8 snapshot 4
-    ///     3 action 1 (incr.)  6 action 3 (addWork)  9 end
+    /// The recording (see ``counterSessionLines()``).
     private func sessionLines() throws -> [String] {
-        let text = try recordCounterSession(
-            [
-                CounterAction.increment, CounterAction.rename("Kim"), CounterAction.addWork("doc"),
-                CounterAction.set(-3),
-            ],
-            snapshotInterval: 2
-        )
-        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        try counterSessionLines()
     }
 
     private var stateAfterTwoActions: AppState { AppState(counter: 1, name: "Kim") }

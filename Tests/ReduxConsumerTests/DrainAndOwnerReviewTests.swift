@@ -40,21 +40,10 @@ import Testing
         }
     }
 
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Builds a random tree rooted on drain `stack.last`, `stack` being the drains the thread
     /// owns when a job of that drain runs (outermost first).
     struct TreeBuilder {
-        var rng: SplitMix
+        var rng: SplitMix64
         var nextID = 0
         var budget: Int
         let drainCount: Int
@@ -190,7 +179,7 @@ import Testing
         let drains = (0..<drainCount).map { _ in Drain() }
         for seed in 0..<scaled(250, sanitized: 40) {
             var builder = TreeBuilder(
-                rng: SplitMix(state: UInt64(batch * 100_000 + seed)), budget: 12 + seed % 60, drainCount: drainCount)
+                rng: SplitMix64(seed: UInt64(batch * 100_000 + seed)), budget: 12 + seed % 60, drainCount: drainCount)
             let root = builder.node(stack: [0], generation: 7, depth: 0)
             var model = OldDrainModel(drainCount: drainCount)
             model.runAsOwner(0, root)
@@ -350,7 +339,7 @@ import Testing
     /// once, owners dying, their addresses taken by new owners, inert members removing themselves.
     @Test(arguments: 0..<3)
     func ownerCountMatchesAModel(batch: Int) {
-        var rng = SplitMix(state: UInt64(0xC0FFEE + batch))
+        var rng = SplitMix64(seed: UInt64(0xC0FFEE + batch))
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
         let subscription = batch % 2 == 0 ? store.subscribe(consumer) : nil

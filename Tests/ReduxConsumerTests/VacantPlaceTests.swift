@@ -137,48 +137,8 @@ struct VacantPlaceTests {
         for subscription in subscriptions { subscription.cancel() }
         for consumer in consumers { consumer.removeAll() }
     }
-
-    /// The differential check of ``SharedKeyPathConsumersTests`` with more consumers, which leave
-    /// and come back more often: key-path consumers (one shared list, with vacancies) hear exactly
-    /// what closure consumers (one evaluation each, no shared list) hear.
-    @Test(arguments: [3, 11, 404, 31_337] as [UInt64])
-    func manyConsumersLeavingAndComingBackHearWhatUnsharedOnesHear(seed: UInt64) {
-        let consumerCount = 48
-        let shared = Fleet(usesKeyPaths: true, consumers: consumerCount)
-        let alone = Fleet(usesKeyPaths: false, consumers: consumerCount)
-        var random = SplitMix64(seed: seed)
-        var nextLabel = 0
-        func addToBoth() {
-            let plan = FleetPlan.random(label: nextLabel, consumers: consumerCount, using: &random)
-            nextLabel += 1
-            shared.add(plan)
-            alone.add(plan)
-        }
-        for _ in 0..<consumerCount * 2 { addToBoth() }
-        for _ in 0..<1_200 {
-            switch random.next() % 10 {
-            case 0:
-                addToBoth()
-            case 1, 2, 3:
-                let consumer = Int(random.next() % UInt64(consumerCount))
-                shared.toggleSubscription(of: consumer)
-                alone.toggleSubscription(of: consumer)
-            case 4:
-                let label = Int(random.next() % UInt64(max(nextLabel, 1)))
-                shared.remove(label)
-                alone.remove(label)
-            default:
-                let action = FleetAction.random(using: &random)
-                shared.store.dispatch(action)
-                alone.store.dispatch(action)
-            }
-        }
-        #expect(shared.log.count > 1_000)
-        #expect(firstMismatch(shared.log, alone.log) == nil)
-        #expect(shared.counts == alone.counts)
-        shared.tearDown()
-        alone.tearDown()
-    }
+    // The randomized differential checks (consumers leaving, coming back and filling their
+    // places, against consumers that share nothing) are in `VacancyReviewTests`.
 }
 
 /// The order in which ``VacantPlaceTests`` cancels its consumers.
@@ -214,16 +174,4 @@ enum CancelOrder: Sendable, CustomTestStringConvertible {
 private final class WeakBox<Value: AnyObject>: @unchecked Sendable {
     // @unchecked: single-threaded tests only.
     weak var value: Value?
-}
-
-/// The first entry where two logs differ, with its index, or `nil` when they are equal.
-private func firstMismatch(_ shared: [String], _ alone: [String]) -> String? {
-    guard
-        let index = (0..<max(shared.count, alone.count)).first(where: {
-            $0 >= shared.count || $0 >= alone.count || shared[$0] != alone[$0]
-        })
-    else { return nil }
-    let left = index < shared.count ? shared[index] : "(end)"
-    let right = index < alone.count ? alone[index] : "(end)"
-    return "#\(index): shared \(left), alone \(right)"
 }

@@ -38,6 +38,22 @@ func recordCounterSession(
     return buffer.text
 }
 
+/// The recording the bad-input tests start from, one line per element:
+///
+///     1 header            4 action 2 (rename)   7 action 4 (set -3)
+///     2 snapshot 0        5 snapshot 2          8 snapshot 4
+///     3 action 1 (incr.)  6 action 3 (addWork)  9 end
+func counterSessionLines() throws -> [String] {
+    let text = try recordCounterSession(
+        [
+            CounterAction.increment, CounterAction.rename("Kim"), CounterAction.addWork("doc"),
+            CounterAction.set(-3),
+        ],
+        snapshotInterval: 2
+    )
+    return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+}
+
 /// A reader of `text`, with the counter codecs.
 func counterReader(
     _ text: String,
