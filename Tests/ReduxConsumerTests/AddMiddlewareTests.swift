@@ -103,4 +103,44 @@ struct AddMiddlewareTests {
         #expect(seen.values == ["set(7)"])
         #expect(store.state.counter == 7)
     }
+
+    /// A middleware's `next`, kept in the state (a screen's state that holds a way to send on),
+    /// goes with the store: the end of the chain it leads to does not hold the store's drain,
+    /// which holds the published state (a cycle that LeakSanitizer found when it did).
+    @Test(arguments: [false, true])
+    func aNextKeptInTheStateGoesWithTheStore(addedLater: Bool) {
+        final class KeptNext: Sendable {
+            let next = Lock<DispatchFunction?>(nil)
+        }
+        struct Keeping: Sendable {
+            var kept: KeptNext?
+        }
+        struct Keep: Action {}
+        let released = WeakKeptNext()
+        do {
+            let kept = KeptNext()
+            released.value = kept
+            let saveNext: Middleware<Keeping> = { _, _ in
+                { next in
+                    kept.next.withLock { $0 = next }
+                    return next
+                }
+            }
+            let reducer = Reducer<Keeping> { (state, _: Keep) in state.kept = kept }
+            let store =
+                addedLater
+                ? Store(initialState: Keeping(), reducer: reducer)
+                : Store(initialState: Keeping(), reducer: reducer, middleware: [saveNext])
+            if addedLater { store.addMiddleware(saveNext) }
+            store.dispatch(Keep())
+            #expect(store.state.kept === kept)
+        }
+        #expect(released.value == nil)
+    }
+}
+
+/// A weak reference to the kept `next`'s holder, read after the store went (one thread).
+private final class WeakKeptNext: @unchecked Sendable {
+    // @unchecked: single-threaded test only.
+    weak var value: AnyObject?
 }

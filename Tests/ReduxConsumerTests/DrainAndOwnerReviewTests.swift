@@ -405,7 +405,11 @@ import Testing
             }
         }
         // The allocator gives a freed owner's address back most of the time: the path is taken.
-        #expect(reused > 0, "no owner address was reused")
+        // The address reuse this model means to cover; AddressSanitizer's quarantine holds freed
+        // memory back, so there only the other paths are checked.
+        if !isRunningUnderSanitizer {
+            #expect(reused > 0, "no owner address was reused")
+        }
         consumer.removeAll()
         #expect(consumer.count == 0)
         subscription?.cancel()

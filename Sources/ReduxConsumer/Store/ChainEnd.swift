@@ -7,9 +7,13 @@
 /// middleware the store has.
 final class ChainEnd: @unchecked Sendable {
     // @unchecked: `target` is read by the chain and changed by a job of the store, both only on
-    // the thread that runs `drain` (debug builds check it on every access).
+    // the thread that runs `drain` (debug builds check it on every access); `drain` is written
+    // once, by `init`.
     private var target: DispatchFunction
-    private let drain: Drain
+    /// The store's drain, for the debug builds' checks: weak, for a middleware's `next` leads
+    /// here, and a `next` kept in the state (which the drain's publisher holds) would otherwise
+    /// keep the drain, and so that state, alive for ever.
+    private weak var drain: Drain?
 
     /// Creates an end that leads to `target` (the end of the chain: the reducer).
     init(leadingTo target: @escaping DispatchFunction, drain: Drain) {
@@ -19,14 +23,14 @@ final class ChainEnd: @unchecked Sendable {
 
     /// Sends `action` on to where the end leads. Call from the store's drain.
     func run(_ action: any Action) {
-        assert(drain.isAccessibleFromCurrentThread, "\(Self.self) used outside its drain")
+        assert(drain?.isAccessibleFromCurrentThread ?? true, "\(Self.self) used outside its drain")
         target(action)
     }
 
     /// Makes the end lead to `target` (a middleware added), from the next action on. Call from a
     /// job of the store's drain.
     func lead(to target: @escaping DispatchFunction) {
-        assert(drain.isAccessibleFromCurrentThread, "\(Self.self) changed outside its drain")
+        assert(drain?.isAccessibleFromCurrentThread ?? true, "\(Self.self) changed outside its drain")
         self.target = target
     }
 }
