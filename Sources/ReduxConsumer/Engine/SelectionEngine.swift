@@ -717,6 +717,8 @@ final class SelectionEngine {
     /// it).
     func runOrder(at index: Int) -> UInt64 {
         guard eachGroupIsARun else { return runs[index].order }
+        // Guaranteed: the pass's fired list (or `firedSoleGroup`'s rule) keeps the group alive
+        // until `endPass()`, and debug builds count the passes holding it (`passHolds`).
         guard firedSoleGroup == nil else {
             return firedGroup(at: index)._withUnsafeGuaranteedRef {
                 $0.orderInPass(passNumber, of: ObjectIdentifier(self))
