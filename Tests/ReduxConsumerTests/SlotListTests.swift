@@ -98,6 +98,38 @@ struct SlotListTests {
         #expect(list.identifier(atSlot: 0) == 6)
     }
 
+    /// Members added and removed again inside one pass: each removal finds its element by binary
+    /// search and leaves a hole in the pending list, so k of them cost O(k log k), not O(k²) (a
+    /// removal used to scan the pending list and shift everything after the element).
+    @Test func pendingElementsRemovedInsideOnePassLeaveHolesAndNeverJoin() {
+        var list = SlotList<Int>()
+        list.insert(0, identifier: 1)
+        list.beginIteration()
+        for identifier in UInt64(2)...1_001 where identifier != 7 {
+            list.insert(Int(identifier), identifier: identifier)
+        }
+        // Out of order and repeated: a late (queued) add, and an identifier added, removed and
+        // added again while the pass runs.
+        list.insert(-7, identifier: 7)
+        #expect(list.pending.count == 1_000)
+        for identifier in UInt64(2)...1_001 where identifier != 500 && identifier != 7 {
+            #expect(list.remove(identifier) != nil, "\(identifier)")
+        }
+        #expect(list.pending.count == 1_000, "a pending element was moved instead of left as a hole")
+        #expect(list.count == 3)
+        #expect(list.element(7) == -7)
+        #expect(list.remove(7) == -7)
+        #expect(list.remove(7) == nil)
+        list.insert(7, identifier: 7)
+        #expect(list.element(7) == 7)
+        #expect(list.contains(7) && !list.contains(8))
+        #expect(list.identifiers(through: 600) == [1, 7, 500])
+        list.endIteration()
+        #expect(liveElements(of: list) == [0, 7, 500])
+        #expect(list.pending.isEmpty)
+        #expect(list.removeAll() == [0, 7, 500])
+    }
+
     @Test func aListEmptiedOneElementAtATimeKeepsNoHoles() {
         var list = SlotList<Void>()
         for identifier in UInt64(1)...100 {

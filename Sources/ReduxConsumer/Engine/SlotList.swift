@@ -18,11 +18,12 @@ struct SlotList<Element> {
     /// array, not two parallel ones: a list holding one element (a consumer's only member on a
     /// selection, the common case) is one allocation, and a delivery reads one buffer.
     @usableFromInline var entries: [Entry] = []
-    /// Inserted during an iteration, in arrival order; merged when the last iteration ends.
-    @usableFromInline var pending: [(identifier: UInt64, element: Element)] = []
+    /// Inserted during an iteration, in identifier order like `entries` (`nil` once removed again
+    /// before it joined); merged when the last iteration ends.
+    @usableFromInline var pending: [Entry] = []
     @usableFromInline var holes = 0
     @usableFromInline var iterationDepth: Int32 = 0
-    /// `pending.count`, kept where unspecialised code reads it without the array's type metadata
+    /// The live elements in `pending`, kept where unspecialised code reads it without the array's type metadata
     /// (a lookup costs more than a removal); two 32-bit counters share one word.
     @usableFromInline var pendingCount: Int32 = 0
 
@@ -92,7 +93,14 @@ struct SlotList<Element> {
     @inlinable
     mutating func insert(_ element: Element, identifier: UInt64) {
         guard iterationDepth == 0 else {
-            pending.append((identifier, element))
+            // Kept sorted too, so that a member added and removed again inside one pass is found
+            // by binary search (k such members cost O(k log k), not O(k²)).
+            if !pending.isEmpty, pending[pending.count &- 1].identifier >= identifier {
+                let low = lowerBound(count: pending.count) { pending[$0].identifier < identifier }
+                pending.insert(Entry(identifier: identifier, element: element), at: low)
+            } else {
+                pending.append(Entry(identifier: identifier, element: element))
+            }
             pendingCount += 1
             return
         }
@@ -110,9 +118,25 @@ struct SlotList<Element> {
             compactIfWorthIt()
             return element
         }
-        if pendingCount > 0, let index = pending.firstIndex(where: { $0.identifier == identifier }) {
+        if pendingCount > 0, let index = pendingIndex(of: identifier),
+            let element = pending[index].element.take()
+        {
+            // Left as a hole in `pending`: the merge skips it, and nothing moves.
             pendingCount -= 1
-            return pending.remove(at: index).element
+            return element
+        }
+        return nil
+    }
+
+    /// The index in `pending` of the live element with `identifier`, by binary search.
+    @inlinable
+    func pendingIndex(of identifier: UInt64) -> Int? {
+        var index = lowerBound(count: pending.count) { pending[$0].identifier < identifier }
+        // The same identifier may be here twice (added, removed, added again in one pass): the
+        // live one, if any, is among the equal run.
+        while index < pending.count, pending[index].identifier == identifier {
+            if pending[index].element != nil { return index }
+            index += 1
         }
         return nil
     }
@@ -129,8 +153,8 @@ struct SlotList<Element> {
                 holes += 1
             }
         }
-        if pendingCount > 0 {
-            removed += pending.map(\.element)
+        if !pending.isEmpty {
+            removed += pending.compactMap(\.element)
             pending.removeAll()
             pendingCount = 0
         }
@@ -144,8 +168,8 @@ struct SlotList<Element> {
         for entry in entries where entry.element != nil && entry.identifier <= last {
             identifiers.append(entry.identifier)
         }
-        for (identifier, _) in pending where identifier <= last {
-            identifiers.append(identifier)
+        for entry in pending where entry.element != nil && entry.identifier <= last {
+            identifiers.append(entry.identifier)
         }
         return identifiers
     }
@@ -156,8 +180,8 @@ struct SlotList<Element> {
         if let slot = slot(of: identifier), let element = entries[slot].element {
             return element
         }
-        guard pendingCount > 0 else { return nil }
-        return pending.first { $0.identifier == identifier }?.element
+        guard pendingCount > 0, let index = pendingIndex(of: identifier) else { return nil }
+        return pending[index].element
     }
 
     /// Drops every element at once, returning nothing (for lists never iterated, whose elements
@@ -177,7 +201,7 @@ struct SlotList<Element> {
         if let slot = slot(of: identifier), entries[slot].element != nil {
             return true
         }
-        return pendingCount > 0 && pending.contains { $0.identifier == identifier }
+        return pendingCount > 0 && pendingIndex(of: identifier) != nil
     }
 
     /// Starts an iteration over `0..<slotCount`: slots stay put until the matching
@@ -192,12 +216,14 @@ struct SlotList<Element> {
     mutating func endIteration() {
         iterationDepth -= 1
         guard iterationDepth == 0 else { return }
-        if pendingCount > 0 {
+        if !pending.isEmpty {
             let arrivals = pending
             pending.removeAll()
             pendingCount = 0
-            for (identifier, element) in arrivals {
-                place(element, identifier: identifier)
+            for arrival in arrivals {
+                if let element = arrival.element {
+                    place(element, identifier: arrival.identifier)
+                }
             }
         }
         if holes > 0 {
