@@ -25,9 +25,33 @@ public final class ConsumerBag: Sendable {
 
     private struct Contents {
         var items: [any Cancellable] = []
+        /// The number of items at which an insertion next lets go of the settled ones: twice what
+        /// the last look kept, so that each item is looked at O(1) times on average.
+        var nextLook = ConsumerBag.firstLook
         /// The emptyings in progress, each still cancelling what it took.
         var emptyings: [Emptying] = []
         var nextEmptying: UInt64 = 0
+
+        /// Takes out the items a cancellation would do nothing more for, keeping the others in order;
+        /// returns them, to release once the lock is left.
+        ///
+        /// Runs under the bag's lock: it asks only the library's own handles (``Settling``), whose
+        /// answers take their own short locks and call no user code.
+        mutating func letGoOfSettledItems() -> [any Cancellable] {
+            var settled: [any Cancellable] = []
+            var kept = 0
+            for index in items.indices {
+                if let item = items[index] as? any Settling, item.isSettled {
+                    settled.append(items[index])
+                } else {
+                    items.swapAt(kept, index)
+                    kept += 1
+                }
+            }
+            items.removeLast(items.count - kept)
+            nextLook = Swift.max(ConsumerBag.firstLook, 2 * kept)
+            return settled
+        }
     }
 
     /// One emptying in progress: the thread running it, and the emptyings that wait for it.
@@ -36,6 +60,9 @@ public final class ConsumerBag: Sendable {
         let thread: ObjectIdentifier
         var waiters: [DispatchSemaphore] = []
     }
+
+    /// The fewest items an insertion looks over for settled ones.
+    static let firstLook = 64
 
     /// Creates an empty bag.
     public init() {}
@@ -46,9 +73,22 @@ public final class ConsumerBag: Sendable {
 
     /// Adds `item`; it is cancelled by ``removeAll()`` or when the bag deinitialises.
     ///
+    /// A bag that lives long (a session's, a service's) while what it holds ends one by one does
+    /// not grow with everything it ever held: from time to time an insertion lets go of the items
+    /// for which a cancellation would do nothing more — a ``Subscription`` whose ``Subscription/cancel()``
+    /// has returned, a ``ConsumerToken`` whose consumer is gone (and had no queue or actor a call of
+    /// it could still be running on). Every other item, your own ``Cancellable`` types included,
+    /// stays until the bag is emptied.
+    ///
     /// - Parameter item: A token or subscription to own.
     public func insert(_ item: any Cancellable) {
-        contents.withLock { $0.items.append(item) }
+        let settled = contents.withLock { contents -> [any Cancellable] in
+            contents.items.append(item)
+            guard contents.items.count >= contents.nextLook else { return [] }
+            return contents.letGoOfSettledItems()
+        }
+        // Released here, with no lock held.
+        _ = settled
     }
 
     /// Cancels everything in the bag, in the order it was inserted, and empties it.
@@ -75,7 +115,10 @@ public final class ConsumerBag: Sendable {
                 earlier.append(semaphore)
             }
             contents.emptyings.append(Emptying(id: id, thread: thread))
-            defer { contents.items.removeAll() }
+            defer {
+                contents.items.removeAll()
+                contents.nextLook = ConsumerBag.firstLook
+            }
             return (id, contents.items, earlier)
         }
         context.emptyingDepth += 1
@@ -101,7 +144,8 @@ public final class ConsumerBag: Sendable {
         contents.withLock { $0.emptyings.reduce(0) { $0 + $1.waiters.count } }
     }
 
-    /// The number of items the bag holds.
+    /// The number of items the bag holds: those inserted since it was last emptied, less any it
+    /// let go of as settled (see ``insert(_:)``).
     public var count: Int {
         contents.withLock { $0.items.count }
     }

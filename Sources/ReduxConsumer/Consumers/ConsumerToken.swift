@@ -38,6 +38,12 @@ public struct ConsumerToken: Cancellable, Hashable {
         consumer.remove(member: id)
     }
 
+    /// Whether a `cancel()` would do nothing: the consumer is gone, and it had no queue or actor
+    /// on which a call of the member could still be running (where `cancel()` would wait for it).
+    var isSettled: Bool {
+        link.consumer == nil && link.routes.isInert
+    }
+
     /// Whether two tokens name the same member.
     ///
     /// - Parameters:
@@ -56,6 +62,8 @@ public struct ConsumerToken: Cancellable, Hashable {
         hasher.combine(ObjectIdentifier(link))
     }
 }
+
+extension ConsumerToken: Settling {}
 
 /// What a token needs of its consumer, whatever the consumer's state type.
 /// A consumer as its tokens see it: one per consumer, held weakly, so that tokens keep neither the

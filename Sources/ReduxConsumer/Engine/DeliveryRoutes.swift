@@ -72,6 +72,12 @@ final class DeliveryRoutes: Sendable {
         return queued ?? isolated
     }
 
+    /// Whether no member was ever called here: the consumer has no queue, and none of its members
+    /// was posted to an actor.
+    var isInert: Bool {
+        queue == nil && actorGate.withLock { $0 } == nil
+    }
+
     /// Drops everything for good: the consumer is gone.
     func close() {
         queue?.close()

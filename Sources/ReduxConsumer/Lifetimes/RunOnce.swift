@@ -60,6 +60,11 @@ struct RunOnce<Work> {
         if case .pending = phase { false } else { true }
     }
 
+    /// Whether the work has run to its end.
+    var isDone: Bool {
+        if case .done = phase { true } else { false }
+    }
+
     /// How many asks wait for the first one to finish.
     var waitingCount: Int {
         if case .running(_, let waiters) = phase { waiters.count } else { 0 }

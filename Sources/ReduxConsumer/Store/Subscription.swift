@@ -27,8 +27,15 @@ public final class Subscription: Cancellable {
         ending.withLock { $0.hasStarted }
     }
 
+    /// Whether a ``cancel()`` has returned: another would do nothing.
+    var isSettled: Bool {
+        ending.withLock { $0.isDone }
+    }
+
     /// How many `cancel()` calls wait for the first one to finish (for tests).
     var waitingCancellers: Int {
         ending.withLock { $0.waitingCount }
     }
 }
+
+extension Subscription: Settling {}
