@@ -140,6 +140,10 @@ extension StateConsumer {
     /// Wraps an isolated callback of the `owner:` form for the engine: as
     /// ``isolated(_:on:)``, handing it the owner, and removing the member instead once the owner
     /// is gone.
+    ///
+    /// The owner is taken on the actor, once the call began there, not before the hop: a call
+    /// waiting for a busy actor holds the owner weakly, so an owner released meanwhile is freed at
+    /// once and its member never called (the lifetime rule, and guarantee 1).
     @inlinable
     static func isolated<Owner: AnyObject & Sendable, Value: Sendable>(
         _ callback: @escaping @isolated(any) @Sendable (Owner, Value, Value) -> Void,
@@ -148,13 +152,16 @@ extension StateConsumer {
     ) -> ConsumerCallback<State, Value> {
         let isolation = isolation(of: callback.isolation, on: actor)
         return .isolated { gate, member in
-            guard let owner = link.owner else {
+            guard !link.isOwnerGone else {
                 link.removeMember()
                 return
             }
-            await IsolatedDelivery.run(on: isolation, gate: gate, member: member, State.self, callback) { old, new in
-                (owner, old, new)
+            let isMade = await IsolatedDelivery.run(
+                on: isolation, gate: gate, member: member, State.self, callback
+            ) { old, new in
+                link.owner.map { owner in (owner, old, new) }
             }
+            if !isMade { link.removeMember() }
         }
     }
 
@@ -208,31 +215,41 @@ enum IsolatedDelivery {
     ///   - member: The member.
     ///   - state: The consumer's state type, which the member's calls are typed with.
     ///   - callback: The member's callback.
-    ///   - arguments: The callback's arguments for a change from `old` to `new`.
+    ///   - arguments: The callback's arguments for a change from `old` to `new`, made on the
+    ///     actor once the call began; `nil` when the call is not to be made (an `owner:` member
+    ///     whose owner is gone).
+    /// - Returns: `false` when `arguments` gave `nil`, so that the call was not made; `true`
+    ///   otherwise (made, or not the member's to make: removed, or merged back to no change).
     @usableFromInline
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @discardableResult
     static func run<State: Sendable, Value: Sendable, each Argument: Sendable>(
         on actor: isolated (any Actor)?,
         gate: DeliveryGate,
         member: UInt64,
         _ state: State.Type,
         _ callback: @isolated(any) @Sendable (repeat each Argument) -> Void,
-        arguments: (_ old: Value, _ new: Value) -> (repeat each Argument)
-    ) async {
-        guard let change = PendingChange<State, Value>.takeAndBegin(member, of: gate) else { return }
+        arguments: (_ old: Value, _ new: Value) -> (repeat each Argument)?
+    ) async -> Bool {
+        guard let change = PendingChange<State, Value>.takeAndBegin(member, of: gate) else { return true }
         guard !change.cameBack else {
             gate.carry(change.old, of: member)
             gate.end(member)
-            return
+            return true
         }
         // The call is synchronous from `begin` to `end`: it stays on this thread.
         let context = ThreadContext.current
         let outer = context.generation
         context.generation = change.generation
-        let values = arguments(change.old, change.new)
+        guard let values = arguments(change.old, change.new) else {
+            context.generation = outer
+            gate.end(member)
+            return false
+        }
         await callback(repeat each values)
         assert(ThreadContext.current === context, "an actor member's call moved to another thread while it ran")
         context.generation = outer
         gate.end(member)
+        return true
     }
 }
