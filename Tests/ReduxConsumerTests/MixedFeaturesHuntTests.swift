@@ -44,6 +44,296 @@ struct MixedFeaturesHuntTests {
         spin { consumer.count == 0 }  // the member of a gone owner is removed instead of called
         subscription.cancel()
     }
+
+    /// G1 and G3 across pages, derived values, streams, effects, owners and actors: rounds of a
+    /// page on one global store, whose global consumer watches a derived value of the global state
+    /// (synchronously, on a queue or on an actor, for an owner), whose page consumer does too,
+    /// whose effect sends to the page and reads its state, whose middleware dispatches to the
+    /// global store, and whose global changes are streamed; one thread dispatches to the global
+    /// store, one to the page, one closes the page at a random moment. No member is called after
+    /// the close returned, every member's and the stream's values chain, the stream finishes, and
+    /// the page, its owner and its consumers are freed; the global store counts what it counted.
+    @Test func pagesWithDerivedMembersStreamsAndEffectsCloseWhileTheGlobalStoreDispatches() async {
+        let global = makeRootStore()
+        let baseline = global.subscriberCount
+        let violations = Recorder<String>()
+        let leaks = LeakWatch()
+        let userLength = Derived(\RootState.auth.user) { $0?.count ?? -1 }
+        let rounds = scaled(40, sanitized: 10)
+        let queue = DispatchQueue(label: "MixedFeaturesHuntTests.pages")
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                var random = SplitMix64(seed: UInt64(round) &+ 0x5EED)
+                let owner = leaks.track(LoggingOwner(log: Recorder()))
+                let relay: Middleware<MainState> = { dispatch, _ in
+                    { next in
+                        { action in
+                            next(action)
+                            if case .set(let value) = action as? MainAction, value.isMultiple(of: 4) {
+                                dispatch(LifecycleAction.enterForeground)
+                            }
+                        }
+                    }
+                }
+                let effect = Effect<MainState>.on(MainAction.self, when: { $0 == .increment }) { _, context in
+                    for value in 100..<103 {
+                        guard let state = context.state, state.count < 1_000 else { return }
+                        await context.send(MainAction.set(value))
+                    }
+                }
+                let page = leaks.track(
+                    PageStore(
+                        global: global,
+                        initialState: { _ in MainState(count: 0) },
+                        reducer: mainReducer,
+                        middleware: [relay],
+                        effects: [effect],
+                        deliveringOn: round.isMultiple(of: 3) ? queue : nil,
+                        diagnostics: { _ in }
+                    ))
+                page.forwardActions { $0 is AuthAction }
+                let probes = [
+                    Probe("round \(round) global derived", violations),
+                    Probe("round \(round) global derived on an actor", violations),
+                    Probe("round \(round) page count", violations),
+                    Probe("round \(round) page count on an actor", violations),
+                ]
+                page.globalConsumer.add(userLength, owner: owner) { _, old, new in probes[0].call(old, new) }
+                page.globalConsumer.add(userLength, owner: owner, on: MixedActorX.shared) {
+                    @MixedActorX _, old, new in probes[1].call(old, new)
+                }
+                page.consumer.add(\.count, owner: owner) { _, old, new in probes[2].call(old, new) }
+                page.consumer.add(\.count, owner: owner, on: MixedActorY.shared) {
+                    @MixedActorY _, old, new in probes[3].call(old, new)
+                }
+                let stream = page.globalChanges(of: userLength)
+                let streamProbe = Probe("round \(round) stream", violations)
+                let reader = Task {
+                    for await change in stream { streamProbe.call(change.old, change.new) }
+                }
+                let closeAfter = Int(random.next() % 12)
+                let names = (0..<8).map { _ in String(repeating: "u", count: Int(random.next() % 5)) }
+                let threads = [
+                    spawn {
+                        for (index, name) in names.enumerated() {
+                            global.dispatch(index.isMultiple(of: 3) ? AuthAction.logOut : AuthAction.logIn(name))
+                            global.dispatch(
+                                index.isMultiple(of: 2)
+                                    ? LifecycleAction.enterBackground : LifecycleAction.enterForeground)
+                        }
+                    },
+                    spawn {
+                        for value in 0..<8 {
+                            page.dispatch(value.isMultiple(of: 3) ? MainAction.increment : MainAction.set(value))
+                            page.dispatchGlobal(AuthAction.logIn(String(repeating: "p", count: value % 4)))
+                        }
+                    },
+                    spawn {
+                        for step in 0..<12 {
+                            if step == closeAfter {
+                                page.close()
+                                for probe in probes { probe.markRemoved() }
+                            }
+                            global.dispatch(AuthAction.logIn(String(repeating: "c", count: step % 6)))
+                        }
+                    },
+                ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                }
+                await reader.value
+                await page.effectsIdleWithoutThePage()
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+        // The actors' pumps may still be letting go of their last calls of a gone owner.
+        for _ in 0..<1_000 where !leaks.survivors.isEmpty { await Task.yield() }
+        #expect(leaks.survivors == [])
+        #expect(global.subscriberCount == baseline)
+    }
+
+    /// G1, G3 and G4 where two stores call into each other: store A's members (synchronous, on a
+    /// queue, on an actor) dispatch to B, B's dispatch back to A (bounded by the values), while
+    /// three threads dispatch to both; the registrations of each round live in one bag, emptied
+    /// by two threads at once (one waits for the other, per the bag's rule) while a third
+    /// releases the owner of some of them. No member starts after an emptying from a plain thread
+    /// returned, every chain holds, nothing deadlocks, and both stores end with no consumer left.
+    @Test func storesCallingIntoEachOtherWhileABagOfQueueAndActorMembersIsEmptiedTwice() async {
+        let first = makeStore()
+        let second = makeStore()
+        let baselines = (first.subscriberCount, second.subscriberCount)
+        let violations = Recorder<String>()
+        let leaks = LeakWatch()
+        let rounds = scaled(40, sanitized: 10)
+        let queue = DispatchQueue(label: "MixedFeaturesHuntTests.bag")
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                let bag = ConsumerBag()
+                let owner = leaks.track(LoggingOwner(log: Recorder()))
+                let ownerSlot = Slot<LoggingOwner?>(owner)
+                var probes: [Probe] = []
+                func probe(_ name: String) -> Probe {
+                    let probe = Probe("round \(round) \(name)", violations)
+                    probes.append(probe)
+                    return probe
+                }
+                for (store, other, name) in [(first, second, "first"), (second, first, "second")] {
+                    let plain = StateConsumer<AppState>()
+                    let queued = StateConsumer<AppState>(deliveringOn: queue)
+                    let (p0, p1, p2, p3) = (
+                        probe("\(name) plain"), probe("\(name) queued"), probe("\(name) actor"),
+                        probe("\(name) owner")
+                    )
+                    plain.add(\.counter) { old, new in
+                        p0.call(old, new)
+                        if new.isMultiple(of: 5), other.state.counter < 400 { other.dispatch(CounterAction.increment) }
+                    }
+                    .store(in: bag)
+                    queued.add(\.counter) { old, new in
+                        p1.call(old, new)
+                        if new.isMultiple(of: 7), other.state.counter < 400 { other.dispatch(CounterAction.increment) }
+                    }
+                    .store(in: bag)
+                    queued.add(\.counter, on: MixedActorX.shared) { @MixedActorX old, new in
+                        p2.call(old, new)
+                        if new.isMultiple(of: 11), other.state.counter < 400 { other.dispatch(CounterAction.increment) }
+                    }
+                    .store(in: bag)
+                    plain.add(\.counter, owner: owner, on: MixedActorY.shared) { @MixedActorY _, old, new in
+                        p3.call(old, new)
+                    }
+                    .store(in: bag)
+                    store.subscribe(plain).store(in: bag)
+                    store.subscribe(queued).store(in: bag)
+                }
+                let emptyAfter = round % 6
+                let threads = [
+                    spawn { for _ in 0..<12 { first.dispatch(CounterAction.increment) } },
+                    spawn { for _ in 0..<12 { second.dispatch(CounterAction.increment) } },
+                    spawn {
+                        for step in 0..<8 {
+                            if step == emptyAfter { bag.removeAll() }
+                            first.dispatch(CounterAction.decrement)
+                        }
+                    },
+                    spawn {
+                        for step in 0..<8 {
+                            if step == emptyAfter { ownerSlot.value = nil }
+                            second.dispatch(CounterAction.decrement)
+                        }
+                    },
+                ]
+                // A plain thread: once its emptying returned, the earlier one on the other thread
+                // is done too, and nothing in the bag starts again.
+                let allProbes = probes
+                await onAThreadOfItsOwn {
+                    for _ in 0..<emptyAfter { first.dispatch(CounterAction.increment) }
+                    bag.removeAll()
+                    for probe in allProbes { probe.markRemoved() }
+                    for thread in threads { thread.wait() }
+                }
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+        #expect(first.subscriberCount == baselines.0 && second.subscriberCount == baselines.1)
+        for _ in 0..<1_000 where !leaks.survivors.isEmpty { await Task.yield() }
+        #expect(leaks.survivors == [])
+    }
+
+    /// G1 and G3 for a consumer fed by hand from three threads at once, with members on the
+    /// feeding thread, on a derived value, on an actor and for an owner, one of which feeds the
+    /// consumer again from inside its callback (consumed right after the pass), while a fourth
+    /// thread removes members. Every member's values chain and change, none starts after its
+    /// removal returned, and the consumer ends with the members it kept.
+    @Test func aConsumerFedByHandFromThreeThreadsWhileItsMembersGo() async {
+        let violations = Recorder<String>()
+        let rounds = scaled(60, sanitized: 15)
+        let half = Derived(\AppState.counter) { $0 / 2 }
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                let consumer = StateConsumer<AppState>()
+                let owner = LoggingOwner(log: Recorder())
+                let probes = (0..<5).map { Probe("round \(round) member \($0)", violations) }
+                let kept = Probe("round \(round) kept", violations)
+                let tokens = [
+                    consumer.add(\.counter) { old, new in
+                        probes[0].call(old, new)
+                        if new == 1_000 + round { consumer.consume(newState: AppState(counter: -1)) }
+                    },
+                    consumer.add(half) { old, new in probes[1].call(old, new) },
+                    consumer.add(\.counter, on: MixedActorX.shared) { @MixedActorX old, new in probes[2].call(old, new)
+                    },
+                    consumer.add(half, owner: owner) { _, old, new in probes[3].call(old, new) },
+                    consumer.add({ $0.counter % 3 }) { old, new in probes[4].call(old, new) },
+                ]
+                consumer.add(\.counter) { old, new in kept.call(old, new) }
+                var random = SplitMix64(seed: UInt64(round) &* 7 &+ 1)
+                let order = tokens.indices.shuffled(using: &random)
+                let threads =
+                    (0..<3).map { thread in
+                        spawn {
+                            for step in 0..<20 {
+                                let value = step == 10 && thread == 0 ? 1_000 + round : step * 3 + thread
+                                consumer.consume(newState: AppState(counter: value))
+                            }
+                        }
+                    } + [
+                        spawn {
+                            for index in order {
+                                tokens[index].cancel()
+                                probes[index].markRemoved()
+                            }
+                        }
+                    ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                }
+                #expect(consumer.count == 1)
+                withExtendedLifetime(owner) {}
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+    }
+}
+
+/// One registration's calls: they must chain (each `old` the previous `new`), change something,
+/// and never start once its removal returned.
+private final class Probe: Sendable {
+    private let name: String
+    private let violations: Recorder<String>
+    private let state = Lock<(isRemoved: Bool, last: Int?)>((false, nil))
+
+    init(_ name: String, _ violations: Recorder<String>) {
+        self.name = name
+        self.violations = violations
+    }
+
+    func call(_ old: Int, _ new: Int) {
+        let (isRemoved, last) = state.withLock { state in
+            defer { state.last = new }
+            return (state.isRemoved, state.last)
+        }
+        if isRemoved { violations.append("\(name): called with \(old) → \(new) after its removal returned") }
+        if old == new { violations.append("\(name): called with no change (\(old) → \(new))") }
+        if let last, last != old { violations.append("\(name): broken chain, \(last) then \(old) → \(new)") }
+    }
+
+    func markRemoved() {
+        state.withLock { $0.isRemoved = true }
+    }
+}
+
+@globalActor
+private actor MixedActorX {
+    static let shared = MixedActorX()
+}
+
+@globalActor
+private actor MixedActorY {
+    static let shared = MixedActorY()
 }
 
 /// A global actor whose jobs run on a serial queue a test can hold, signalling each job's arrival.
