@@ -14,34 +14,46 @@ struct MixedFeaturesHuntTests {
     /// owner alive nor be called with it once the owner's last reference is dropped. Before the
     /// fix, the pump took the owner strongly before hopping to the actor: the owner lived on until
     /// the actor was free, and was then handed to the callback.
-    @Test func anOwnerReleasedWhileItsMembersCallWaitsForABusyActorIsFreedAndNotCalled() {
+    @Test func anOwnerReleasedWhileItsMembersCallWaitsForABusyActorIsFreedAndNotCalled() async {
+        final class Weak: @unchecked Sendable {
+            // @unchecked: written before the scenario's thread starts, read after it returned.
+            weak var owner: LoggingOwner?
+        }
         let store = makeStore()
         let consumer = StateConsumer<AppState>()
         let calls = Recorder<Int>()
-        weak var weakOwner: LoggingOwner?
-        var owner: LoggingOwner? = LoggingOwner(log: Recorder())
-        weakOwner = owner
-        consumer.add(\.counter, owner: owner!, on: MixedHeldActor.shared) { @MixedHeldActor _, _, new in
+        let weak = Weak()
+        let ownerSlot = Slot<LoggingOwner?>(LoggingOwner(log: Recorder()))
+        weak.owner = ownerSlot.value
+        consumer.add(\.counter, owner: ownerSlot.value!, on: MixedHeldActor.shared) { @MixedHeldActor _, _, new in
             calls.append(new)
         }
         let subscription = store.subscribe(consumer)
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        MixedHeldActor.queue.async {
-            holding.signal()
-            release.wait()
+        // Blocking waits run on a thread of their own, never in the cooperative pool.
+        let finished = await finishesWithoutDeadlock(within: 30) {
+            let (arrived, aliveWhileWaiting) = await onAThreadOfItsOwn { () -> (Bool, Bool) in
+                let holding = DispatchSemaphore(value: 0)
+                let release = DispatchSemaphore(value: 0)
+                MixedHeldActor.queue.async {
+                    holding.signal()
+                    release.wait()
+                }
+                holding.wait()  // the actor is busy from here…
+                store.dispatch(CounterAction.increment)
+                // The member's call has reached the actor: the pump looked at the owner first.
+                let arrived = waitCountingFairTime(for: MixedHeldActor.executor.jobArrived, seconds: 30)
+                ownerSlot.value = nil  // the owner's last reference outside the library
+                let alive = weak.owner != nil
+                release.signal()  // …to here
+                MixedHeldActor.queue.sync {}  // the call's job, enqueued before this one, has run
+                return (arrived, alive)
+            }
+            #expect(arrived)
+            #expect(!aliveWhileWaiting, "the member's call waiting for the actor kept its owner alive")
         }
-        holding.wait()  // the actor is busy from here…
-        store.dispatch(CounterAction.increment)
-        // The member's call has reached the actor: the pump looked at the owner before it hopped.
-        let arrived = waitCountingFairTime(for: MixedHeldActor.executor.jobArrived, seconds: 30)
-        #expect(arrived)
-        owner = nil
-        #expect(weakOwner == nil, "the member's call waiting for the actor keeps its owner alive")
-        release.signal()  // …to here
-        MixedHeldActor.queue.sync {}  // the call's job, enqueued before this one, has run
+        guard finished else { return }
         #expect(calls.values == [], "the member was called after its owner was released")
-        spin { consumer.count == 0 }  // the member of a gone owner is removed instead of called
+        #expect(weak.owner == nil)
         subscription.cancel()
     }
 
@@ -310,7 +322,7 @@ struct MixedFeaturesHuntTests {
                     // Not released by a call this round (the value never got there): let go here.
                     slot.value = nil
                 }
-                queue.sync {}
+                await onAThreadOfItsOwn { queue.sync {} }
             }
         }
         guard finished else { return }
@@ -349,7 +361,7 @@ struct MixedFeaturesHuntTests {
             consumer.add(parity) { old, new in b.call(old, new) }
             steady.append(store.subscribe(consumer))
         }
-        let moves = scaled(300, sanitized: 60)
+        let moves = scaled(150, sanitized: 40)
         let finished = await finishesWithoutDeadlock(within: 60) {
             let stop = Slot(false)
             let threads = [
@@ -374,6 +386,58 @@ struct MixedFeaturesHuntTests {
         guard finished else { return }
         #expect(violations.values == [])
         for subscription in steady { subscription.cancel() }
+    }
+
+    /// G1 and G4: a page's callback makes the page's global consumer (its first use subscribes it
+    /// to the busy global store) and adds members to it, while a global callback on another thread
+    /// closes the page, which waits for that page callback. Nothing deadlocks; no member added to
+    /// the global consumer is called after the close returned, and the global store counts what it
+    /// counted before.
+    @Test func aPageCallbackSubscribingToTheGlobalStoreWhileAGlobalCallbackClosesThePage() async {
+        let global = makeRootStore()
+        let baseline = global.subscriberCount
+        let violations = Recorder<String>()
+        let rounds = scaled(80, sanitized: 20)
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                let page = PageStore(
+                    global: global, initialState: { _ in MainState(count: 0) }, reducer: mainReducer,
+                    diagnostics: { _ in })
+                let probes = Recorder<Probe>()
+                let closed = Slot(false)
+                page.consumer.add(\.count) { _, new in
+                    let probe = Probe("round \(round) global member \(new)", violations)
+                    probes.append(probe)
+                    page.globalConsumer.add(\.auth.user) { old, new in
+                        probe.call(old?.count ?? -1, new?.count ?? -1)
+                    }
+                    if new == 2 { page.dispatchGlobal(AuthAction.logIn("page")) }
+                }
+                let closer = global.subscribe { _, new in
+                    if new.auth.user?.count == round % 4 + 1, !closed.value {
+                        page.close()
+                        for probe in probes.values { probe.markRemoved() }
+                        closed.value = true
+                    }
+                }
+                let threads = [
+                    spawn { for _ in 0..<4 { page.dispatch(MainAction.increment) } },
+                    spawn {
+                        for length in 1...5 { global.dispatch(AuthAction.logIn(String(repeating: "g", count: length))) }
+                    },
+                ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                }
+                closer.cancel()
+                page.close()
+                for probe in probes.values { probe.markRemoved() }
+                global.dispatch(AuthAction.logOut)
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+        #expect(global.subscriberCount == baseline)
     }
 
     /// G1 and G3 for a consumer fed by hand from three threads at once, with members on the
