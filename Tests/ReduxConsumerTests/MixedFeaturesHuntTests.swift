@@ -13,8 +13,9 @@ struct MixedFeaturesHuntTests {
     /// is already on its way there (posted, the pump waiting for the actor) must neither keep its
     /// owner alive nor be called with it once the owner's last reference is dropped. Before the
     /// fix, the pump took the owner strongly before hopping to the actor: the owner lived on until
-    /// the actor was free, and was then handed to the callback.
-    @Test func anOwnerReleasedWhileItsMembersCallWaitsForABusyActorIsFreedAndNotCalled() async {
+    /// the actor was free, and was then handed to the callback. The same for a derived value.
+    @Test(.serialized, arguments: [false, true])
+    func anOwnerReleasedWhileItsMembersCallWaitsForABusyActorIsFreedAndNotCalled(derived: Bool) async {
         final class Weak: @unchecked Sendable {
             // @unchecked: written before the scenario's thread starts, read after it returned.
             weak var owner: LoggingOwner?
@@ -25,8 +26,15 @@ struct MixedFeaturesHuntTests {
         let weak = Weak()
         let ownerSlot = Slot<LoggingOwner?>(LoggingOwner(log: Recorder()))
         weak.owner = ownerSlot.value
-        consumer.add(\.counter, owner: ownerSlot.value!, on: MixedHeldActor.shared) { @MixedHeldActor _, _, new in
-            calls.append(new)
+        if derived {
+            let doubled = Derived(\AppState.counter) { $0 * 2 }
+            consumer.add(doubled, owner: ownerSlot.value!, on: MixedHeldActor.shared) { @MixedHeldActor _, _, new in
+                calls.append(new)
+            }
+        } else {
+            consumer.add(\.counter, owner: ownerSlot.value!, on: MixedHeldActor.shared) { @MixedHeldActor _, _, new in
+                calls.append(new)
+            }
         }
         let subscription = store.subscribe(consumer)
         // Blocking waits run on a thread of their own, never in the cooperative pool.
@@ -433,6 +441,58 @@ struct MixedFeaturesHuntTests {
                 page.close()
                 for probe in probes.values { probe.markRemoved() }
                 global.dispatch(AuthAction.logOut)
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+        #expect(global.subscriberCount == baseline)
+    }
+
+    /// G1 and G2: a global action listener adds `.instantly` members to a page's global consumer
+    /// (their first call comes inside `add`, between actions) while another thread closes the page
+    /// and a third dispatches to the global store. Once the close returned, no member of the
+    /// page's global consumer, added before or after, is called; each one's first call is its
+    /// instant call (`old == new`), and its values chain.
+    @Test func instantMembersAddedByAGlobalListenerWhileThePageCloses() async {
+        let global = makeRootStore()
+        let baseline = global.subscriberCount
+        let violations = Recorder<String>()
+        let rounds = scaled(100, sanitized: 25)
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                let page = PageStore(
+                    global: global, initialState: { _ in MainState(count: 0) }, reducer: mainReducer,
+                    diagnostics: { _ in })
+                let closedAt = Slot<Int?>(nil)
+                let calls = Recorder<String>()
+                let added = Slot(0)
+                let listener = global.observeActions { _ in
+                    added.value += 1
+                    let member = added.value
+                    let firstSeen = Slot(true)
+                    page.globalConsumer.add(\.auth.user, options: .instantly) { old, new in
+                        if closedAt.value != nil { calls.append("member \(member) called after the close") }
+                        if firstSeen.value, old != new {
+                            calls.append("member \(member): first call \(old ?? "nil") → \(new ?? "nil")")
+                        }
+                        firstSeen.value = false
+                    }
+                }
+                let threads = [
+                    spawn {
+                        for length in 1...6 { global.dispatch(AuthAction.logIn(String(repeating: "l", count: length))) }
+                    },
+                    spawn {
+                        for _ in 0..<round % 5 { page.dispatch(MainAction.increment) }
+                        page.close()
+                        closedAt.value = added.value
+                    },
+                ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                }
+                listener.cancel()
+                for call in calls.values { violations.append("round \(round): \(call)") }
             }
         }
         guard finished else { return }
