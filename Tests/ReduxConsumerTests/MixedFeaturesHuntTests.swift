@@ -500,6 +500,79 @@ struct MixedFeaturesHuntTests {
         #expect(global.subscriberCount == baseline)
     }
 
+    /// G1 and G4: a page closed at once by a plain thread and by its own consumers' calls on an
+    /// actor and on its queue (each close made there waits for the one in progress, which waits
+    /// for the calls); and a bag emptied at once by a plain thread and by a member's call on an
+    /// actor. Nothing deadlocks, and nothing is called once the plain thread's close or emptying
+    /// returned.
+    @Test func aPageAndABagEndedAtOnceByAPlainThreadAndByCallsOnAnActorAndAQueue() async {
+        let global = makeRootStore()
+        let baseline = global.subscriberCount
+        let violations = Recorder<String>()
+        let rounds = scaled(60, sanitized: 15)
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                let queue = DispatchQueue(label: "MixedFeaturesHuntTests.ended.\(round)")
+                let page = PageStore(
+                    global: global, initialState: { _ in MainState(count: 0) }, reducer: mainReducer,
+                    deliveringOn: round.isMultiple(of: 2) ? queue : nil, diagnostics: { _ in })
+                let bag = ConsumerBag()
+                let store = makeStore()
+                let ended = Slot(false)
+                let trigger = round % 3 + 1
+                page.consumer.add(\.count, on: MixedActorX.shared) { @MixedActorX _, new in
+                    if ended.value {
+                        violations.append("round \(round): page member on an actor called after the close")
+                    }
+                    if new >= trigger { page.close() }
+                }
+                page.consumer.add(\.count) { _, new in
+                    if ended.value { violations.append("round \(round): page member called after the close") }
+                    if new >= trigger + 1 { page.close() }
+                }
+                page.globalConsumer.add(\.foreground, on: MixedActorY.shared) { @MixedActorY _, _ in
+                    if ended.value { violations.append("round \(round): global member called after the close") }
+                    page.close()
+                }
+                let member = StateConsumer<AppState>()
+                member.add(\.counter, on: MixedActorY.shared) { @MixedActorY _, new in
+                    if ended.value { violations.append("round \(round): bag member called after the emptying") }
+                    if new >= trigger { bag.removeAll() }
+                }
+                .store(in: bag)
+                member.add(\.counter) { _, _ in
+                    if ended.value { violations.append("round \(round): bag member called after the emptying") }
+                }
+                .store(in: bag)
+                store.subscribe(member).store(in: bag)
+                let threads = [
+                    spawn {
+                        for _ in 0..<5 {
+                            page.dispatch(MainAction.increment)
+                            store.dispatch(CounterAction.increment)
+                        }
+                    },
+                    spawn {
+                        global.dispatch(round.isMultiple(of: 3) ? LifecycleAction.enterForeground : AuthAction.logOut)
+                    },
+                    spawn {
+                        for _ in 0..<trigger { store.dispatch(CounterAction.increment) }
+                        page.close()
+                        bag.removeAll()
+                        ended.value = true
+                    },
+                ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                    queue.sync {}
+                }
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+        #expect(global.subscriberCount == baseline)
+    }
+
     /// G1 and G3 for a consumer fed by hand from three threads at once, with members on the
     /// feeding thread, on a derived value, on an actor and for an owner, one of which feeds the
     /// consumer again from inside its callback (consumed right after the pass), while a fourth
