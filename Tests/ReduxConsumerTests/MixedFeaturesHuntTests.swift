@@ -573,6 +573,146 @@ struct MixedFeaturesHuntTests {
         #expect(global.subscriberCount == baseline)
     }
 
+    /// G3 and G5: streams of a page (its state, a global derived value, its states, its actions)
+    /// whose reading tasks are cancelled while another thread closes the page and others dispatch
+    /// to the page and the global store. Every reader ends, each stream's changes chain, and the
+    /// page and its store are freed; the global store counts what it counted before.
+    @Test func pageStreamsCancelledWhileThePageCloses() async {
+        let global = makeRootStore()
+        let baseline = global.subscriberCount
+        let violations = Recorder<String>()
+        let leaks = LeakWatch()
+        let userLength = Derived(\RootState.auth.user) { $0?.count ?? -1 }
+        let rounds = scaled(60, sanitized: 15)
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                var random = SplitMix64(seed: UInt64(round) &+ 0xCA9CE1)
+                let page = leaks.track(
+                    PageStore(
+                        global: global, initialState: { _ in MainState(count: 0) }, reducer: mainReducer,
+                        diagnostics: { _ in }))
+                let counts = page.changes(of: \.count)
+                let lengths = page.globalChanges(of: userLength)
+                let states = page.states
+                let actions = page.actions
+                let countProbe = Probe("round \(round) count stream", violations)
+                let lengthProbe = Probe("round \(round) global stream", violations)
+                let stateProbe = Probe("round \(round) states stream", violations)
+                let readers = [
+                    Task { for await change in counts { countProbe.call(change.old, change.new) } },
+                    Task { for await change in lengths { lengthProbe.call(change.old, change.new) } },
+                    Task {
+                        var last: Int?
+                        for await change in states {
+                            if let last, last != change.old.count {
+                                stateProbe.call(last, change.old.count)  // reports the broken chain
+                            }
+                            last = change.new.count
+                        }
+                    },
+                    Task { for await _ in actions {} },
+                ]
+                let cancelled = readers.shuffled(using: &random).prefix(Int(random.next() % 5))
+                let closeAt = Int(random.next() % 6)
+                let threads = [
+                    spawn {
+                        for step in 0..<6 {
+                            if step == closeAt { page.close() }
+                            page.dispatch(MainAction.increment)
+                        }
+                    },
+                    spawn {
+                        for length in 0..<6 {
+                            global.dispatch(AuthAction.logIn(String(repeating: "s", count: length % 4)))
+                        }
+                    },
+                    spawn { for reader in cancelled { reader.cancel() } },
+                ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                }
+                page.close()
+                for reader in readers { await reader.value }
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+        for _ in 0..<1_000 where !leaks.survivors.isEmpty { await Task.yield() }
+        #expect(leaks.survivors == [])
+        #expect(global.subscriberCount == baseline)
+    }
+
+    /// G1, G4 and G5 for a screen whose last reference goes inside its own member's call on an
+    /// actor: the call holds the screen, so the screen, its page and the page's consumers are
+    /// released on the actor as that call ends, the page closing from inside a call of its own
+    /// global consumer (or its own consumer). Nothing deadlocks, and the screen and page are
+    /// freed; the global store counts what it counted before.
+    @Test func aScreenReleasedByItsOwnMembersCallOnAnActorFreesItsPage() async {
+        final class Screen: Sendable {
+            let page: PageStore<MainState, RootState>
+            init(_ page: PageStore<MainState, RootState>) { self.page = page }
+        }
+        let global = makeRootStore()
+        let baseline = global.subscriberCount
+        let releasedInACall = Recorder<Int>()
+        let leaks = LeakWatch()
+        let rounds = scaled(60, sanitized: 15)
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                let slot = Slot<Screen?>(
+                    Screen(
+                        PageStore(
+                            global: global, initialState: { _ in MainState(count: 0) }, reducer: mainReducer,
+                            diagnostics: { _ in })))
+                let onGlobal = round.isMultiple(of: 2)
+                // Set up in a scope of its own: from here on, the slot holds the screen's only
+                // reference outside the library.
+                let page = Slot<PageStore<MainState, RootState>?>(nil)
+                do {
+                    let screen = slot.value!
+                    leaks.track(screen)
+                    leaks.track(screen.page)
+                    page.value = screen.page
+                    screen.page.globalConsumer.add(\.foreground, owner: screen, on: MixedActorX.shared) {
+                        @MixedActorX _, _, _ in
+                        if onGlobal, slot.value != nil {
+                            releasedInACall.append(round)
+                            slot.value = nil
+                        }
+                    }
+                    screen.page.consumer.add(\.count, owner: screen, on: MixedActorY.shared) { @MixedActorY _, _, new in
+                        if !onGlobal, new >= 2, slot.value != nil {
+                            releasedInACall.append(round)
+                            slot.value = nil
+                        }
+                    }
+                }
+                let threads = [
+                    spawn {
+                        for index in 0..<4 {
+                            global.dispatch(
+                                index.isMultiple(of: 2)
+                                    ? LifecycleAction.enterForeground : LifecycleAction.enterBackground)
+                        }
+                    },
+                    spawn {
+                        for _ in 0..<4 { page.value?.dispatch(MainAction.increment) }
+                        page.value = nil
+                    },
+                ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                }
+                slot.value = nil
+            }
+        }
+        guard finished else { return }
+        #expect(releasedInACall.count > 0)
+        for _ in 0..<1_000 where !leaks.survivors.isEmpty { await Task.yield() }
+        #expect(leaks.survivors == [])
+        #expect(global.subscriberCount == baseline)
+    }
+
     /// G1 and G3 for a consumer fed by hand from three threads at once, with members on the
     /// feeding thread, on a derived value, on an actor and for an owner, one of which feeds the
     /// consumer again from inside its callback (consumed right after the pass), while a fourth
