@@ -713,6 +713,67 @@ struct MixedFeaturesHuntTests {
         #expect(global.subscriberCount == baseline)
     }
 
+    /// G1 and G3 for adds queued on a busy store: a callback of store B adds `.instantly` members
+    /// (plain, on a queue's consumer, for an owner) to consumers of store A while A is busy on
+    /// other threads (the add is queued behind A's action), and cancels some of them at once, or
+    /// has them cancelled by a bag emptied on another thread. No member is called once its
+    /// removal returned, each member's first call is its instant call (merged with what followed,
+    /// on the queue that fell behind), and its values chain.
+    @Test func instantMembersAddedFromAnotherStoresCallbackAndCancelledBeforeTheirAddRan() async {
+        let first = makeStore()
+        let second = makeStore()
+        let queue = DispatchQueue(label: "MixedFeaturesHuntTests.queuedAdds")
+        let plain = StateConsumer<AppState>()
+        let queued = StateConsumer<AppState>(deliveringOn: queue)
+        let subscriptions = [first.subscribe(plain), first.subscribe(queued)]
+        let violations = Recorder<String>()
+        let owner = LoggingOwner(log: Recorder())
+        let rounds = scaled(40, sanitized: 10)
+        let finished = await finishesWithoutDeadlock(within: 60) {
+            for round in 0..<rounds {
+                let bag = ConsumerBag()
+                let probes = Recorder<Probe>()
+                let adder = second.subscribe { _, new in
+                    for (index, consumer) in [plain, queued].enumerated() {
+                        let probe = Probe("round \(round) state \(new.counter) consumer \(index)", violations)
+                        let instant = InstantProbe(probe, mayMerge: consumer === queued)
+                        probes.append(probe)
+                        let token =
+                            new.counter.isMultiple(of: 2)
+                            ? consumer.add(\.counter, options: .instantly) { old, new in instant.call(old, new) }
+                            : consumer.add(\.counter, owner: owner, options: .instantly) { _, old, new in
+                                instant.call(old, new)
+                            }
+                        if new.counter.isMultiple(of: 3) {
+                            token.cancel()
+                            probe.markRemoved()
+                        } else {
+                            token.store(in: bag)
+                        }
+                    }
+                }
+                let threads = [
+                    spawn { for _ in 0..<6 { first.dispatch(CounterAction.increment) } },
+                    spawn { for _ in 0..<6 { first.dispatch(CounterAction.decrement) } },
+                    spawn { for _ in 0..<6 { second.dispatch(CounterAction.increment) } },
+                ]
+                await onAThreadOfItsOwn {
+                    for thread in threads { thread.wait() }
+                    adder.cancel()
+                    bag.removeAll()
+                    for probe in probes.values { probe.markRemoved() }
+                    first.dispatch(CounterAction.increment)
+                    queue.sync {}
+                }
+            }
+        }
+        guard finished else { return }
+        #expect(violations.values == [])
+        #expect(plain.count == 0 && queued.count == 0)
+        for subscription in subscriptions { subscription.cancel() }
+        withExtendedLifetime(owner) {}
+    }
+
     /// G1 and G3 for a consumer fed by hand from three threads at once, with members on the
     /// feeding thread, on a derived value, on an actor and for an owner, one of which feeds the
     /// consumer again from inside its callback (consumed right after the pass), while a fourth
@@ -792,8 +853,44 @@ private final class Probe: Sendable {
         if let last, last != old { violations.append("\(name): broken chain, \(last) then \(old) → \(new)") }
     }
 
+    /// A member's `.instantly` call: `old == new` unless `mayMerge`, and the start of its chain.
+    func instant(_ old: Int, _ new: Int, mayMerge: Bool) {
+        let isRemoved = state.withLock { state in
+            defer { state.last = new }
+            return state.isRemoved
+        }
+        if isRemoved { violations.append("\(name): instant call \(old) → \(new) after its removal returned") }
+        if old != new, !mayMerge { violations.append("\(name): first call \(old) → \(new) is not an instant call") }
+    }
+
     func markRemoved() {
         state.withLock { $0.isRemoved = true }
+    }
+}
+
+/// A member's calls, of which the first must be its `.instantly` call (`old == new`), or, when
+/// `mayMerge` (a member on a queue that fell behind), that call merged with the changes after it
+/// (the first `old`, the latest `new`); the rest go to `probe`.
+private final class InstantProbe: Sendable {
+    private let probe: Probe
+    private let mayMerge: Bool
+    private let isFirst = Lock(true)
+
+    init(_ probe: Probe, mayMerge: Bool) {
+        self.probe = probe
+        self.mayMerge = mayMerge
+    }
+
+    func call(_ old: Int, _ new: Int) {
+        let isFirst = isFirst.withLock { isFirst in
+            defer { isFirst = false }
+            return isFirst
+        }
+        if isFirst {
+            probe.instant(old, new, mayMerge: mayMerge)
+        } else {
+            probe.call(old, new)
+        }
     }
 }
 
