@@ -27,7 +27,7 @@ struct TestStoreEffectTests {
     /// at once: the effect, winding down on its own thread, is waited for (up to 1 s) instead of
     /// being reported as still running. (Found by a red-team run: up to 16 rounds in 200 failed
     /// while another thread kept a processor busy.)
-    @Test func aSynchronousFinishRightAfterAnEffectsLastActionWaitsForItToEnd() {
+    @Test func aSynchronousFinishRightAfterAnEffectsLastActionWaitsForItToEnd() async {
         enum Step: Action, Equatable { case start, done }
         let reducer = Reducer<Int> { (state, action: Step) in
             if action == .done { state += 1 }
@@ -38,14 +38,20 @@ struct TestStoreEffectTests {
             isLoading.withLock { $0 = false }
             load.wait()
         }
-        for _ in 0..<200 {
-            let store = TestStore(
-                initialState: 0, reducer: reducer,
-                effects: [Effect.on(Step.self, when: { $0 == .start }) { _, context in await context.send(Step.done) }]
-            )
-            store.send(Step.start)
-            store.receive(Step.done, timeout: patience) { $0 = 1 }
-            store.finish()
+        // The synchronous API, driven from a thread of its own: blocked in a test's task, it would
+        // hold a thread of the cooperative pool its effects need.
+        await onAThreadOfItsOwn {
+            for _ in 0..<200 {
+                let store = TestStore(
+                    initialState: 0, reducer: reducer,
+                    effects: [
+                        Effect.on(Step.self, when: { $0 == .start }) { _, context in await context.send(Step.done) }
+                    ]
+                )
+                store.send(Step.start)
+                store.receive(Step.done, timeout: patience) { $0 = 1 }
+                store.finish()
+            }
         }
     }
 

@@ -234,10 +234,14 @@ struct StoreDeinitRacingInstantAddTests {
     @Test(
         arguments: Origin.allCases,
         [(Origin.plainThread, false), (.anotherStoresCallback, false), (.anotherStoresCallback, true)])
-    func aStoreReleasedWhileAnInstantAddRunsEndsCleanly(release: Origin, add: (origin: Origin, cancelsAtOnce: Bool)) {
+    func aStoreReleasedWhileAnInstantAddRunsEndsCleanly(release: Origin, add: (origin: Origin, cancelsAtOnce: Bool))
+        async
+    {
         let rounds = scaled(200, sanitized: 40)
         let outcomes = Recorder<Outcome>()
-        let finished = finishesWithoutDeadlock(within: scaled(30, sanitized: 120)) {
+        // Suspended, not blocked: its six cases would otherwise hold the cooperative pool's threads
+        // for seconds, and a test whose effects need the pool (TestStoreEffectTests) waited for them.
+        let finished = await finishesWithoutDeadlockSuspended(within: scaled(30, sanitized: 120)) {
             for round in 0..<rounds {
                 outcomes.append(
                     Self.race(base: 100 * round, release: release, add: add.origin, cancelsAtOnce: add.cancelsAtOnce))
