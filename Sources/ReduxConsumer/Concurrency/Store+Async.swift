@@ -1,3 +1,5 @@
+import Dispatch
+
 extension Store {
     /// Sends `action` like ``dispatch(_:)``, suspending instead of blocking while the store is busy
     /// on another thread: for tasks, whose threads (the cooperative pool's few) must never block.
@@ -130,8 +132,10 @@ extension Store {
                     }
                 }
                 if let timeout, let nanoseconds = Self.sleepNanoseconds(timeout) {
-                    let timer = Task {
-                        try await Task.sleep(nanoseconds: nanoseconds)
+                    // A dispatch timer, not a task in `Task.sleep`: the runtime keeps a cancelled
+                    // sleep's task until its deadline (about 400 bytes each), so every wait that
+                    // ended early left memory behind for as long as its timeout.
+                    let timer = WaitTimer(after: nanoseconds) {
                         outcome.finish(.failure(StoreWaitError.timedOut(after: timeout)))
                     }
                     outcome.onFinish { timer.cancel() }
@@ -140,6 +144,29 @@ extension Store {
         } onCancel: {
             outcome.finish(.failure(CancellationError()))
         }
+    }
+}
+
+/// A wait's timeout: runs its handler once, on a global queue, unless cancelled first. Cancelling it
+/// releases it (and its handler) at once.
+final class WaitTimer: Sendable {
+    // `nonisolated(unsafe)`: a dispatch source is thread-safe (its `cancel()` may come from any
+    // thread); the reference is set once, in `init`, and only cancelled after.
+    private nonisolated(unsafe) let source: any DispatchSourceTimer
+
+    /// Starts the timer: `handler` runs after `nanoseconds` unless ``cancel()`` came first.
+    init(after nanoseconds: UInt64, _ handler: @escaping @Sendable () -> Void) {
+        source = DispatchSource.makeTimerSource(queue: .global())
+        source.setEventHandler(handler: handler)
+        source.schedule(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)))
+        // Resumed at once: a dispatch source must not be released while suspended.
+        source.resume()
+    }
+
+    /// Stops the timer (its handler does not run if it has not started) and releases the handler.
+    func cancel() {
+        source.cancel()
+        assert(source.isCancelled, "a cancelled wait timer is still armed")
     }
 }
 
