@@ -17,7 +17,7 @@ struct Options {
     static let usage = """
         USAGE: consumer-bench [--filter <text>] [--quick] [--json] [--help]
 
-        Runs the ReduxConsumer benchmarks (S1–S11, L1–L3, M1–M3, R1–R2, the StateDiff family D1–D6, and the
+        Runs the ReduxConsumer benchmarks (S1–S11, L1–L3, M1–M4, R1–R2, the StateDiff family D1–D6, and the
         scaling families N1–N4 and P1–P4) and prints, for each scenario, the median and minimum time
         per operation and its ratio to the in-run baselines: "floor" (a hand-written loop, no
         library) and "naive" (whole-state comparison per consumer). A family prints one row per

@@ -63,6 +63,7 @@ run("M3", "memory per key-path consumer, token kept") {
         sizes, scenario: "M3", title: "memory per key-path consumer, token kept", state: BenchState(),
         keepsTokens: true)
 }
+run("M4", "memory kept by a long-lived bag") { memoryKeptByALongLivedBag(sizes) }
 run("R1", "replay, Codable actions") { replayCodable(sizes) }
 run("R2", "replay, hand-written codec") { replayHandWritten(sizes) }
 run("D1", "diff [String], one append") { diffFamily(sizes, scenario: "D1", list: .array, edit: .oneAppend) }
