@@ -241,10 +241,13 @@ struct StoreDeinitRacingInstantAddTests {
         let outcomes = Recorder<Outcome>()
         // Suspended, not blocked: its six cases would otherwise hold the cooperative pool's threads
         // for seconds, and a test whose effects need the pool (TestStoreEffectTests) waited for them.
-        let finished = await finishesWithoutDeadlockSuspended(within: scaled(30, sanitized: 120)) {
-            for round in 0..<rounds {
-                outcomes.append(
-                    Self.race(base: 100 * round, release: release, add: add.origin, cancelsAtOnce: add.cancelsAtOnce))
+        let finished = await finishesWithoutDeadlock(within: scaled(30, sanitized: 120)) {
+            await onAThreadOfItsOwn {
+                for round in 0..<rounds {
+                    outcomes.append(
+                        Self.race(
+                            base: 100 * round, release: release, add: add.origin, cancelsAtOnce: add.cancelsAtOnce))
+                }
             }
         }
         guard finished else { return }

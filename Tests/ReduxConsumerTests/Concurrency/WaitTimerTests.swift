@@ -25,7 +25,7 @@ struct WaitTimerTests {
             timer.cancel()
         }
         // The source drops its handler once the cancellation is processed on its queue.
-        await finishesWithoutDeadlockSuspended { spin { watch.survivors.isEmpty } }
+        await finishesWithoutDeadlock { await onAThreadOfItsOwn { spin { watch.survivors.isEmpty } } }
         #expect(watch.survivors.isEmpty)
         #expect(calls.withLock { $0 } == 0)
     }
@@ -43,10 +43,10 @@ struct WaitTimerTests {
                 }
             }
         }
-        await finishesWithoutDeadlockSuspended { spin { calls.withLock { $0 } == 1 } }
+        await finishesWithoutDeadlock { await onAThreadOfItsOwn { spin { calls.withLock { $0 } == 1 } } }
         // A wait cancels its timer when it ends, from the handler too: that releases the handler.
         timer.withLock { $0?.cancel() }
-        await finishesWithoutDeadlockSuspended { spin { watch.survivors.isEmpty } }
+        await finishesWithoutDeadlock { await onAThreadOfItsOwn { spin { watch.survivors.isEmpty } } }
         #expect(calls.withLock { $0 } == 1)
         #expect(watch.survivors.isEmpty)
     }
