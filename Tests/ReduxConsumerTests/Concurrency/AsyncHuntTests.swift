@@ -19,6 +19,24 @@ struct AsyncHuntTests {
     /// its predicate ran on the store's thread returned (the waiter resumed) before its removal,
     /// which waits for that call, was over: the predicate still ran after the wait threw.
     @Test func aTimedOutWaitReturnsOnlyOnceItsPredicateCanNoLongerRun() async {
+        // The timeout must come while the predicate runs; it fires on time on a timer's thread, so
+        // on a slow run (a sanitizer) it may come before the blocking state is even dispatched.
+        // Such a round proves nothing: the next one tries again with a timeout four times longer.
+        var timeout = 0.05
+        while timeout < 30 {
+            guard let isRunning = await timedOutWaitRound(timeout: timeout) else {
+                timeout *= 4
+                continue
+            }
+            #expect(isRunning == false, "the predicate still ran after the wait threw")
+            return
+        }
+        Issue.record("every wait timed out before its predicate was called")
+    }
+
+    /// One round: `nil` when the wait ended before the predicate was called; otherwise whether the
+    /// predicate was still running when the wait returned.
+    private func timedOutWaitRound(timeout: Double) async -> Bool? {
         let store = makeStore()
         let inPredicate = Lock(false)
         let waiterReturned = Lock(false)
@@ -36,20 +54,26 @@ struct AsyncHuntTests {
                     spin { waiterReturned.withLock { $0 } || DispatchTime.now().uptimeNanoseconds > deadline }
                     inPredicate.withLock { $0 = false }
                     return false
-                }, timeout: 0.05)
+                }, timeout: timeout)
             let isRunning = inPredicate.withLock { $0 }
             waiterReturned.withLock { $0 = true }
             return isRunning
         }
+        let outcome = Lock<Bool?>(nil)
         await finishesWithoutDeadlock(within: 60) {
-            while store.subscriberCount == 0 { await Task.yield() }
+            while store.subscriberCount == 0 && !waiterReturned.withLock({ $0 }) { await Task.yield() }
             let busy = spawn { store.dispatch(CounterAction.rename("block")) }
-            await join(entered)
-            #expect(await waiter.value == false)
             await join(busy)
+            // Called, or not at all: the wait was over before the dispatch (the predicate returns
+            // at once when it is not called for "block").
+            let wasCalled = inPredicate.withLock { $0 } || entered.wait(timeout: .now()) == .success
+            let isRunning = await waiter.value
+            outcome.withLock { $0 = wasCalled ? isRunning : nil }
             #expect(store.subscriberCount == 0)
         }
+        return outcome.withLock { $0 }
     }
+
     /// An effect's `id` is any hashable value, a user object's included; the runner keeps the
     /// first one of a name as its dictionary key, and released that key (the object's last copy,
     /// its `deinit`) under its lock when the last effect of that name ended. Here the `deinit`
